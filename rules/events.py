@@ -1,0 +1,184 @@
+"""The event stream: the versioned contract between vision (writer) and rules (reader).
+
+One JSON object per line. Every event has `type`, `t` (video seconds), `frame`, `confidence` (0..1) and
+the fields of its type (see docs/event-schema.md). Ball ids are "1".."15" and "C" (the coloured ball);
+cushion and pocket names are those of `calibration.table`. Unknown fields are kept in `extra` so that a
+reader of an older version never drops data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+SCHEMA_VERSION = "1.0"
+BALL_IDS: tuple[str, ...] = (*(str(i) for i in range(1, 16)), "C")
+
+
+class EventType(StrEnum):
+    SHOT_START = "shot_start"
+    BALL_CONTACT = "ball_contact"
+    CUSHION = "cushion"
+    LINE_CROSS = "line_cross"
+    POT = "pot"
+    OFF_TABLE = "off_table"
+    BALL_DISTURBED = "ball_disturbed"
+    SHOT_END = "shot_end"
+
+    def is_collision(self) -> bool:
+        return self in (EventType.BALL_CONTACT, EventType.CUSHION)
+
+
+class Line(StrEnum):
+    CENTRE = "centre"
+    HOUSE = "house"
+
+
+class Direction(StrEnum):
+    FRONT = "front"
+    REAR = "rear"
+
+
+# Fields every event carries; everything else lives in the typed optional fields or `extra`.
+_CORE = ("type", "t", "frame", "confidence")
+_TYPED = ("ball", "balls", "cushion", "line", "to", "pocket", "positions", "frozen", "touching")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One observed ball event. `agents` are the balls involved, in order."""
+
+    type: EventType
+    t: float
+    frame: int
+    confidence: float = 1.0
+    ball: str | None = None  # shot_start (struck ball), cushion, line_cross, pot, off_table, ball_disturbed
+    balls: tuple[str, str] | None = None  # ball_contact
+    cushion: str | None = None
+    line: Line | None = None
+    to: Direction | None = None
+    pocket: str | None = None
+    positions: dict[str, tuple[float, float]] | None = None  # shot_start / shot_end: balls at rest, mm
+    frozen: tuple[dict[str, Any], ...] | None = None  # shot_start: {ball, cushion, gap_mm}
+    touching: tuple[dict[str, Any], ...] | None = None  # shot_start: {balls: [a, b], gap_mm}
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.confidence <= 1.0:
+            raise ValueError(f"confidence must be within 0..1, got {self.confidence}")
+        need: dict[EventType, tuple[str, ...]] = {
+            EventType.BALL_CONTACT: ("balls",),
+            EventType.CUSHION: ("ball", "cushion"),
+            EventType.LINE_CROSS: ("ball", "line", "to"),
+            EventType.POT: ("ball", "pocket"),
+            EventType.OFF_TABLE: ("ball",),
+            EventType.BALL_DISTURBED: ("ball",),
+        }
+        for name in need.get(self.type, ()):
+            if getattr(self, name) is None:
+                raise ValueError(f"{self.type} event needs field {name!r}")
+        if self.balls is not None and len(self.balls) != 2:
+            raise ValueError(f"ball_contact needs exactly two balls, got {self.balls!r}")
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        if self.balls is not None:
+            return tuple(self.balls)
+        return (self.ball,) if self.ball is not None else ()
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": str(self.type), "t": round(self.t, 6), "frame": self.frame}
+        d["confidence"] = round(self.confidence, 4)
+        for name in _TYPED:
+            v = getattr(self, name)
+            if v is None:
+                continue
+            if name == "balls":
+                v = list(v)
+            elif name == "positions":
+                v = {k: [round(float(x), 2), round(float(y), 2)] for k, (x, y) in v.items()}
+            elif name in ("frozen", "touching"):
+                v = [dict(item) for item in v]
+            elif name in ("line", "to"):
+                v = str(v)
+            d[name] = v
+        d.update(self.extra)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Event:
+        missing = [k for k in _CORE[:3] if k not in d]
+        if missing:
+            raise ValueError(f"event is missing {missing}: {d!r}")
+        try:
+            etype = EventType(d["type"])
+        except ValueError as exc:
+            raise ValueError(f"unknown event type {d['type']!r}") from exc
+        kw: dict[str, Any] = {}
+        for name in _TYPED:
+            if name not in d or d[name] is None:
+                continue
+            v = d[name]
+            if name == "balls":
+                v = (str(v[0]), str(v[1])) if len(v) == 2 else tuple(v)
+            elif name == "positions":
+                v = {str(k): (float(p[0]), float(p[1])) for k, p in v.items()}
+            elif name in ("frozen", "touching"):
+                v = tuple(dict(item) for item in v)
+            elif name == "line":
+                v = Line(v)
+            elif name == "to":
+                v = Direction(v)
+            elif name in ("ball",):
+                v = str(v)
+            kw[name] = v
+        extra = {k: v for k, v in d.items() if k not in _CORE and k not in _TYPED}
+        return cls(
+            type=etype,
+            t=float(d["t"]),
+            frame=int(d["frame"]),
+            confidence=float(d.get("confidence", 1.0)),
+            extra=extra,
+            **kw,
+        )
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+
+def is_ball_event(d: dict[str, Any]) -> bool:
+    """True for a dict whose `type` is one of the ball events of this schema."""
+    return d.get("type") in {str(e) for e in EventType}
+
+
+# --- small chainable filters, pooltool style ---------------------------------------------------
+EventFilter = Callable[[Event], bool]
+
+
+def by_type(*types: EventType) -> EventFilter:
+    return lambda e: e.type in types
+
+
+def by_ball(ball: str) -> EventFilter:
+    return lambda e: ball in e.agents
+
+
+def after(t: float) -> EventFilter:
+    return lambda e: e.t > t
+
+
+def filter_events(events: Iterable[Event], *filters: EventFilter) -> list[Event]:
+    return [e for e in events if all(f(e) for f in filters)]
+
+
+def read_jsonl(lines: Iterable[str]) -> Iterator[Event]:
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield Event.from_dict(json.loads(line))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"line {n}: {exc}") from exc
