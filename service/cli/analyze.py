@@ -1,0 +1,161 @@
+"""`pyramid-monitor analyze VIDEO`: the whole pipeline on a recorded match; see docs/service.md."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HELP = "analyse a recorded match: events, verdicts, score sheet, report.html, annotated.mp4"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("video", type=Path, help="video file (mp4, mkv, ...)")
+    p.add_argument("--table", default="pyramid-12ft", help="table preset or spec JSON (default pyramid-12ft)")
+    p.add_argument("--game", default=None, help="game rules (default: from the video's truth/log, else russian71)")
+    p.add_argument("--calibration", type=Path, default=None, help="calibration.json (default: automatic)")
+    p.add_argument("--state", default=None,
+                   help='JSON file or inline JSON with the score and who is to play, e.g. {"score":{"A":12,"B":5},'
+                        '"to_play":"B"}')
+    p.add_argument("--inputs", type=Path, default=None,
+                   help="JSONL of referee inputs (match header, nominations, ...); default: the log of a "
+                        "truth.json beside the video, if any")
+    p.add_argument("--out", type=Path, default=None, help="output folder (default: out/<video name>)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    p.add_argument("--no-video", action="store_true", help="skip annotated.mp4 (faster)")
+    p.add_argument("--annotate-scale", type=float, default=0.5, help="annotated.mp4 size relative to input")
+    p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
+
+
+def _read_state(arg: str | None) -> dict[str, Any] | None:
+    if arg is None:
+        return None
+    text = Path(arg).read_text() if Path(arg).exists() else arg
+    try:
+        state = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"--state: not a JSON file or JSON text ({exc}): {arg!r}") from exc
+    if not isinstance(state, dict):
+        raise ValueError(f"--state must be a JSON object, got {type(state).__name__}")
+    return state
+
+
+def _read_inputs(path: Path | None, video: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """Referee inputs from --inputs, else from the log of a truth.json beside the video; and their source."""
+    if path is not None:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return [r for r in rows if isinstance(r, dict)], str(path)
+    truth = video.parent / "truth.json"
+    if truth.exists():
+        try:
+            log = json.loads(truth.read_text()).get("log", [])
+        except ValueError:
+            return [], None
+        return [r for r in log if isinstance(r, dict)], f"{truth} (log)"
+    return [], None
+
+
+def _game_from_inputs(inputs: list[dict[str, Any]]) -> str | None:
+    for entry in inputs:
+        if entry.get("type") == "match" and entry.get("game"):
+            return str(entry["game"])
+    return None
+
+
+class _Progress:
+    """tqdm on a terminal; one plain line every few seconds when piped."""
+
+    def __init__(self, total: int, fps: float) -> None:
+        self.tty = sys.stderr.isatty()
+        self.total, self.fps = total, fps
+        self.t0 = self.last = time.monotonic()
+        self.bar: Any = None
+        if self.tty:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total or None, unit="frame", dynamic_ncols=True)
+        self.done = 0
+
+    def __call__(self, done: int, total: int, t: float) -> None:
+        if self.bar is not None:
+            self.bar.update(done - self.done)
+        else:
+            now = time.monotonic()
+            if now - self.last >= 5.0:
+                rate = done / max(now - self.t0, 1e-9)
+                of = f"/{total}" if total else ""
+                print(f"progress: frame {done}{of} ({t:.1f} s of video), {rate:.1f} frames/s", file=sys.stderr,
+                      flush=True)
+                self.last = now
+        self.done = done
+
+    def write(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.write(text)
+        else:
+            print(text, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    from service.pipeline.compare import compare_with_truth
+    from service.pipeline.components import ComponentMissing
+    from service.pipeline.run import AnalyzeConfig, Hooks, analyze
+    from service.pipeline.video import probe
+
+    video: Path = args.video
+    if not video.exists():
+        print(f"error: no such video: {video}", file=sys.stderr)
+        return 2
+    try:
+        meta = probe(video)
+        state = _read_state(args.state)
+        inputs, inputs_source = _read_inputs(args.inputs, video)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or Path("out") / (video.parent.name if video.stem == "video" else video.stem)
+    game = args.game or _game_from_inputs(inputs)
+    if inputs_source:
+        print(f"referee inputs: {len(inputs)} line(s) from {inputs_source}" + (
+            f"; game {game} from its match header" if args.game is None and game else ""))
+    cfg = AnalyzeConfig(video=video, out=out, table=args.table, game=game, calibration=args.calibration,
+                        state=state, inputs=inputs, resume=args.resume, annotate=not args.no_video,
+                        annotate_scale=args.annotate_scale, max_frames=args.max_frames)
+    progress = _Progress(meta.declared_frames, meta.fps)
+
+    def note(text: str) -> None:
+        progress.write(text)
+
+    def verdict(v: Any) -> None:
+        clause = f" [{', '.join(v.clauses)}]" if v.clauses else ""
+        flag = "  REVIEW" if v.review else ""
+        progress.write(f"shot {v.shot}: {v.outcome}{clause} {v.explanation}{flag}")
+
+    try:
+        result = analyze(cfg, Hooks(on_verdict=verdict, on_progress=progress, on_note=note))
+    except ComponentMissing as exc:
+        progress.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    except ValueError as exc:
+        progress.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    progress.close()
+    fold = result.fold
+    if fold is not None:
+        score = ", ".join(f"{p} {s}" for p, s in fold.score.items())
+        print(f"{len(result.verdicts)} shots judged ({result.game}); score: {score or 'none'}")
+        if fold.owed:
+            print("decisions owed: " + "; ".join(fold.owed))
+    print(f"{result.events} events; report: {out / 'report.html'}")
+    if (video.parent / "truth.json").exists():
+        print(compare_with_truth(video.parent, out, result.game).text())
+    return 0 if result.read.complete else 1

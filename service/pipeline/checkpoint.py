@@ -1,0 +1,86 @@
+"""Checkpoints of an analysis, taken at shot boundaries, so an interrupted run resumes.
+
+A checkpoint is taken when a shot ends (every ball at rest) and at least `every_s` of video has passed
+since the last one. It records the next frame to decode, how many lines of events.jsonl are final, the
+annotated-video part to start next, the shot counter, the frame-timing tally and the match header; the
+tracker and event detector are pickled beside it when they can be. Resuming truncates events.jsonl to
+the recorded length, drops annotated parts written after the checkpoint, seeks the video, and restores the
+tracker and detector (or, if they could not be pickled, starts fresh ones: the balls are at rest at a
+shot boundary, so a fresh tracker re-acquires them on the next frames). Verdicts are re-derived by folding
+the events again, which is cheap and exact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+CHECKPOINT = "checkpoint.json"
+STATE_PICKLE = "checkpoint.pkl"
+
+
+@dataclass
+class Checkpoint:
+    video: str
+    video_size: int
+    next_frame: int
+    t: float
+    events_lines: int
+    annot_part: int
+    shots: int
+    timing: dict[str, Any]
+    header: list[dict[str, Any]] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)  # opening decision, calibration source, game
+    complete: bool = False
+    has_state: bool = False
+
+
+def save(out: Path, ckpt: Checkpoint, stages: Any = None) -> None:
+    """Write atomically (tmp + rename): a crash mid-write leaves the previous checkpoint intact."""
+    if stages is not None:
+        try:
+            blob = pickle.dumps(stages, protocol=pickle.HIGHEST_PROTOCOL)
+            tmp = out / (STATE_PICKLE + ".tmp")
+            tmp.write_bytes(blob)
+            os.replace(tmp, out / STATE_PICKLE)
+            ckpt.has_state = True
+        except (pickle.PicklingError, TypeError, AttributeError):
+            ckpt.has_state = False
+    tmp = out / (CHECKPOINT + ".tmp")
+    tmp.write_text(json.dumps(asdict(ckpt), indent=1))
+    os.replace(tmp, out / CHECKPOINT)
+
+
+def load(out: Path) -> Checkpoint | None:
+    path = out / CHECKPOINT
+    if not path.exists():
+        return None
+    try:
+        return Checkpoint(**json.loads(path.read_text()))
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: unreadable checkpoint ({exc}); delete it or run without --resume") from exc
+
+
+def load_state(out: Path) -> Any:
+    """The pickled stages of our own checkpoint (a file this program wrote in the output folder)."""
+    path = out / STATE_PICKLE
+    if not path.exists():
+        return None
+    try:
+        return pickle.loads(path.read_bytes())
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+
+
+def truncate_lines(path: Path, n: int) -> None:
+    """Keep the first n lines of a text file (events written after the checkpoint are re-made)."""
+    if not path.exists():
+        return
+    with path.open("rb") as f:
+        lines = f.readlines()[:n]
+    with path.open("wb") as f:
+        f.writelines(lines)

@@ -1,0 +1,119 @@
+"""How an analysis compares with ground truth: events matched by type, agents and time; verdicts per shot.
+
+The verdict comparison judges the ground truth's own events and the pipeline's events with the same
+engine and the same referee inputs, so it measures what vision changes, not the engine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rules.events import Event, EventType, read_jsonl
+from service import judging
+from service.pipeline.components import ComponentMissing
+
+FRAME_TOL = 6  # frames either side for an event to match (0.1 s at 60 fps)
+
+
+def _key(e: Event) -> tuple[Any, ...]:
+    agents = tuple(sorted(e.balls)) if e.balls else (e.ball,)
+    return (e.type, agents, e.cushion, e.line, e.pocket)
+
+
+def match_events(truth: Sequence[Event], found: Sequence[Event], tol: int = FRAME_TOL) -> dict[str, Counter[str]]:
+    """Greedy one-to-one matching in time order; returns per-type counts of tp, fn, fp."""
+    counts: dict[str, Counter[str]] = {}
+    used: set[int] = set()
+    for t_ev in truth:
+        c = counts.setdefault(str(t_ev.type), Counter())
+        best, best_d = None, tol + 1
+        for i, f_ev in enumerate(found):
+            if i in used or _key(f_ev) != _key(t_ev):
+                continue
+            d = abs(f_ev.frame - t_ev.frame)
+            if d < best_d:
+                best, best_d = i, d
+        if best is None:
+            c["fn"] += 1
+        else:
+            used.add(best)
+            c["tp"] += 1
+    for i, f_ev in enumerate(found):
+        if i not in used:
+            counts.setdefault(str(f_ev.type), Counter())["fp"] += 1
+    return counts
+
+
+def same_verdict(a: judging.VerdictView, b: judging.VerdictView) -> bool:
+    return a.outcome == b.outcome and sorted(a.clauses) == sorted(b.clauses)
+
+
+@dataclass
+class Comparison:
+    events: dict[str, Counter[str]]
+    shots_truth: int = 0
+    shots_agree: int = 0
+    disagreements: list[str] = field(default_factory=list)
+    judge_error: str | None = None
+
+    @property
+    def agreement(self) -> float | None:
+        return self.shots_agree / self.shots_truth if self.shots_truth else None
+
+    def text(self) -> str:
+        head = f"  {'event':<15}{'truth':>7}{'found':>7}{'recall':>8}{'precision':>10}"
+        lines = ["compared with ground truth:", head]
+        for etype in [str(t) for t in EventType]:
+            c = self.events.get(etype)
+            if not c:
+                continue
+            n_truth, n_found = c["tp"] + c["fn"], c["tp"] + c["fp"]
+            rec = f"{c['tp'] / n_truth:.0%}" if n_truth else "-"
+            prec = f"{c['tp'] / n_found:.0%}" if n_found else "-"
+            lines.append(f"  {etype:<15}{n_truth:>7}{n_found:>7}{rec:>8}{prec:>10}")
+        if self.judge_error:
+            lines.append(f"  verdicts: not compared ({self.judge_error})")
+        elif self.agreement is not None:
+            lines.append(f"  verdicts: {self.shots_agree}/{self.shots_truth} shots agree ({self.agreement:.0%})")
+            lines += [f"    {d}" for d in self.disagreements[:10]]
+        return "\n".join(lines)
+
+
+def compare_verdicts(
+    inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str
+) -> tuple[int, int, list[str]]:
+    """(shots in truth, shots whose verdicts agree, disagreement lines); raises ComponentMissing."""
+    v_truth = judging.fold(judging.merge_log(inputs, [e.to_dict() for e in truth]), game).verdicts
+    v_found = judging.fold(judging.merge_log(inputs, [e.to_dict() for e in found]), game).verdicts
+    by_shot = {v.shot: v for v in v_found}
+    agree, diffs = 0, []
+    for v in v_truth:
+        f = by_shot.get(v.shot)
+        if f is not None and same_verdict(v, f):
+            agree += 1
+        else:
+            got = f"{f.outcome} {','.join(f.clauses)}" if f else "no verdict"
+            diffs.append(f"shot {v.shot}: truth {v.outcome} {','.join(v.clauses)}, pipeline {got}")
+    return len(v_truth), agree, diffs
+
+
+def truth_inputs(case: Path) -> tuple[list[Event], list[dict[str, Any]]]:
+    meta = json.loads((case / "truth.json").read_text())
+    return [Event.from_dict(d) for d in meta["events"]], list(meta.get("log", []))
+
+
+def compare_with_truth(case: Path, out: Path, game: str) -> Comparison:
+    truth, inputs = truth_inputs(case)
+    with (out / "events.jsonl").open(encoding="utf-8") as f:
+        found = list(read_jsonl(f))
+    comp = Comparison(match_events(truth, found))
+    try:
+        comp.shots_truth, comp.shots_agree, comp.disagreements = compare_verdicts(inputs, truth, found, game)
+    except ComponentMissing as exc:
+        comp.judge_error = str(exc)
+    return comp

@@ -1,0 +1,61 @@
+"""Is the first shot of a recording a break, or a shot from a position? Decided from what the camera saw.
+
+A break needs a pyramid racked on the rear spot and the cue ball in the house (1.8, 1.11). The rules
+package's `rules.rack.rack_looks_like` decides when it exists; until then a local test with the same
+meaning: every ball within a tolerance of some rack place (ids ignored: vision may not read numbers on a
+tight rack), most places filled, and the coloured ball in the house.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from calibration.table import Table
+
+
+class Opening(StrEnum):
+    BREAK = "break"
+    POSITION = "position"
+
+
+@dataclass(frozen=True)
+class OpeningDecision:
+    opening: Opening
+    reason: str
+
+
+def _local_rack_test(positions: dict[str, tuple[float, float]], table: Table, tol_mm: float) -> tuple[bool, str]:
+    places = np.array(list(table.rack_positions().values()))
+    balls = np.array([p for b, p in positions.items() if b != "C"], dtype=float).reshape(-1, 2)
+    if len(balls) < 12:
+        return False, f"only {len(balls)} object balls on the table"
+    d = np.linalg.norm(balls[:, None, :] - places[None, :, :], axis=2)
+    off = int((d.min(axis=1) > tol_mm).sum())
+    filled = int((d.min(axis=0) <= tol_mm).sum())
+    if off or filled < 13:
+        return False, f"{off} object ball(s) away from the rack, {filled}/15 rack places filled"
+    return True, f"{filled}/15 rack places filled around the rear spot"
+
+
+def decide_opening(
+    positions: dict[str, tuple[float, float]] | None, table: Table, tol_mm: float = 15.0
+) -> OpeningDecision:
+    """Break or position from the ball positions at rest before the first stroke."""
+    if not positions:
+        return OpeningDecision(Opening.POSITION, "no ball positions before the first shot were seen")
+    cue = positions.get("C")
+    try:
+        rack_mod = importlib.import_module("rules.rack")
+        racked = bool(rack_mod.rack_looks_like(table, positions, tol_mm, min_balls=12))
+        why = "rules.rack.rack_looks_like: pyramid racked" if racked else "rules.rack.rack_looks_like: no rack"
+    except (ModuleNotFoundError, AttributeError):
+        racked, why = _local_rack_test(positions, table, tol_mm)
+    if not racked:
+        return OpeningDecision(Opening.POSITION, why)
+    if cue is None or not table.in_house(cue):
+        return OpeningDecision(Opening.POSITION, f"{why}, but the cue ball is not in the house")
+    return OpeningDecision(Opening.BREAK, f"{why}; cue ball in the house")

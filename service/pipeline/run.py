@@ -1,0 +1,375 @@
+"""The analysis loop: frames in, events, verdicts and pictures out, streaming with bounded memory.
+
+One frame is held at a time; per shot only a thumbnail, the tracks and a sampled frame strip (see
+`service.report.shots`). Events are appended to events.jsonl and flushed as they come; verdicts are
+judged at every shot end and appended to verdicts.jsonl. The files that need the whole match (score sheet,
+report, the joined annotated video) are made at the end from those files, not from memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from calibration.table import Table
+from rules.events import Event, EventType, read_jsonl
+from service import judging
+from service.pipeline import checkpoint as ck
+from service.pipeline.components import (
+    CalibrationView,
+    ComponentMissing,
+    EventDetectorLike,
+    Perception,
+    auto_calibrate,
+    load_calibration,
+    make_event_detector,
+    make_perception,
+)
+from service.pipeline.opening import decide_opening
+from service.pipeline.timing import FrameVerdict, TimingMonitor
+from service.pipeline.video import ReadStatus, concat_parts, probe, read_frames
+from service.report.annotate import Annotator
+from service.report.shots import ShotRecorder
+from vision.types import BallState
+
+
+@dataclass
+class AnalyzeConfig:
+    video: Path
+    out: Path
+    table: str = "pyramid-12ft"
+    game: str | None = None
+    calibration: Path | None = None
+    state: dict[str, Any] | None = None  # score and who is to play, from --state
+    inputs: list[dict[str, Any]] = field(default_factory=list)  # referee inputs (may hold the match header)
+    resume: bool = False
+    annotate: bool = True
+    annotate_scale: float = 0.5
+    checkpoint_every_s: float = 30.0
+    threads: int = 0  # decoder threads; 1 = one core
+    max_frames: int | None = None
+
+
+@dataclass
+class Stages:
+    """What is bound to one video: the calibration, the tracker and the event detector."""
+
+    calibration: CalibrationView
+    perception: Perception
+    detector: EventDetectorLike
+
+
+StageFactory = Callable[[AnalyzeConfig, Table, np.ndarray, float], Stages]
+Judge = Callable[[list[dict[str, Any]], str], judging.MatchFold]
+
+
+def default_stages(cfg: AnalyzeConfig, table: Table, first_image: np.ndarray, fps: float) -> Stages:
+    cal = load_calibration(cfg.calibration, table) if cfg.calibration else auto_calibrate(first_image, table)
+    return Stages(cal, make_perception(cal, fps), make_event_detector(table, fps))
+
+
+@dataclass
+class Hooks:
+    """Callbacks for a live consumer (the service's background job, the CLI's printing)."""
+
+    on_event: Callable[[Event], None] | None = None
+    on_verdict: Callable[[judging.VerdictView], None] | None = None
+    on_progress: Callable[[int, int, float], None] | None = None  # frames done, frames total, video s
+    on_note: Callable[[str], None] | None = None  # one-line messages for the user
+
+
+@dataclass
+class AnalysisResult:
+    out: Path
+    game: str
+    frames: int
+    events: int
+    verdicts: list[judging.VerdictView]
+    read: ReadStatus
+    timing: TimingMonitor
+    notes: list[str] = field(default_factory=list)
+    judge_error: str | None = None
+    fold: judging.MatchFold | None = None
+
+
+def _project(cal: CalibrationView, states: Any) -> dict[str, tuple[float, float]]:
+    """Pixel position of every ball still in play with a known position."""
+    mask = states.on_table() & np.isfinite(states.xy_mm).all(axis=1)
+    mask &= states.state != BallState.UNKNOWN
+    if not mask.any():
+        return {}
+    xyz = np.hstack([states.xy_mm[mask], np.full((int(mask.sum()), 1), cal.table.ball_radius)])
+    px = cal.camera.project(xyz)
+    ids = [b for b, m in zip(states.ids, mask, strict=True) if m]
+    return {b: (float(p[0]), float(p[1])) for b, p in zip(ids, px, strict=True)}
+
+
+class _Run:
+    """The mutable state of one analysis run (one object, so the loop reads top to bottom)."""
+
+    def __init__(self, cfg: AnalyzeConfig, hooks: Hooks, judge: Judge) -> None:
+        self.cfg, self.hooks, self.judge = cfg, hooks, judge
+        self.table = Table.load(cfg.table)
+        self.out = cfg.out
+        self.events: list[Event] = []  # small: tens of bytes per event, nothing per frame
+        self.header: list[dict[str, Any]] = []
+        self.info: dict[str, Any] = {}
+        self.game = cfg.game or judging.DEFAULT_GAME
+        self.verdicts: list[judging.VerdictView] = []
+        self.fold: judging.MatchFold | None = None
+        self.judge_error: str | None = None
+        self.notes: list[str] = []
+        self.recorder = ShotRecorder(cfg.out)
+        self.annotator: Annotator | None = None
+        self.px_history: deque[tuple[int, dict[str, tuple[float, float]]]] = deque(maxlen=180)
+        self.last_ckpt_t = 0.0
+        self._events_f: TextIO | None = None
+        self._verdicts_f: TextIO | None = None
+
+    # --- output helpers -----------------------------------------------------------------------------
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        if self.hooks.on_note:
+            self.hooks.on_note(text)
+
+    def open_outputs(self, append: bool) -> None:
+        path = self.out / "events.jsonl"
+        self._events_f = path.open("a", encoding="utf-8") if append else path.open("w", encoding="utf-8")
+        self._verdicts_f = (self.out / "verdicts.jsonl").open("w", encoding="utf-8")
+
+    def close_outputs(self) -> None:
+        for f in (self._events_f, self._verdicts_f):
+            if f is not None:
+                f.close()
+
+    def write_event(self, e: Event) -> None:
+        assert self._events_f is not None
+        self._events_f.write(e.to_json() + "\n")
+        self._events_f.flush()
+        self.events.append(e)
+        if self.hooks.on_event:
+            self.hooks.on_event(e)
+
+    def log(self) -> list[dict[str, Any]]:
+        return judging.merge_log([*self.header, *self.cfg.inputs], [e.to_dict() for e in self.events])
+
+    def rejudge(self) -> list[judging.VerdictView]:
+        """Fold the log so far; return the verdicts not emitted before. No engine: events only."""
+        if self.judge_error is not None:
+            return []
+        try:
+            self.fold = self.judge(self.log(), self.game)
+        except ComponentMissing as exc:
+            self.judge_error = str(exc)
+            self.note(f"no verdicts: {exc}")
+            return []
+        new = list(self.fold.verdicts[len(self.verdicts):])
+        self.verdicts = list(self.fold.verdicts)
+        assert self._verdicts_f is not None
+        for v in new:
+            self._verdicts_f.write(json.dumps(v.to_dict()) + "\n")
+            if self.hooks.on_verdict:
+                self.hooks.on_verdict(v)
+        self._verdicts_f.flush()
+        return new
+
+    # --- the match header (game, opening, given state) ---------------------------------------------
+    def start_match(self, first: Event) -> None:
+        decision = decide_opening(first.positions, self.table)
+        self.info["opening"] = str(decision.opening)
+        self.info["opening_reason"] = decision.reason
+        if any(d.get("type") == "match" for d in self.cfg.inputs):
+            self.header = [{"type": "state", **self.cfg.state}] if self.cfg.state else []
+        else:
+            self.header = judging.match_header(self.game, self.table.spec.name, str(decision.opening),
+                                               self.cfg.state)
+        self.note(f"first shot: {decision.opening} ({decision.reason})")
+
+    def on_event(self, e: Event, image: np.ndarray) -> None:
+        if e.type is EventType.SHOT_START:
+            if "opening" not in self.info:
+                self.start_match(e)
+            self.recorder.start(image)
+        elif e.type is EventType.BALL_CONTACT and e.balls:
+            self.recorder.add_contact(self._px_at(e.frame).get(e.balls[0]))
+        self.write_event(e)
+        if self.annotator:
+            self.annotator.note_event(e)
+        if e.type is EventType.SHOT_END:
+            self.recorder.end()
+            for v in self.rejudge():
+                if v.is_foul or v.review:
+                    self.recorder.write_strip(v.shot)
+                if self.annotator:
+                    clause = f" ({', '.join(v.clauses)})" if v.clauses else ""
+                    self.annotator.note_verdict(e.t, f"shot {v.shot}: {v.outcome}{clause} {v.explanation}", v.is_foul)
+                    self.annotator.set_status(" ".join(f"{k}:{s}" for k, s in v.score.items()))
+
+    def _px_at(self, frame: int) -> dict[str, tuple[float, float]]:
+        for f, px in reversed(self.px_history):
+            if f <= frame:
+                return px
+        return self.px_history[0][1] if self.px_history else {}
+
+
+def analyze(
+    cfg: AnalyzeConfig,
+    hooks: Hooks | None = None,
+    stage_factory: StageFactory = default_stages,
+    judge: Judge = judging.fold,
+) -> AnalysisResult:
+    """Run the whole pipeline on one video file into cfg.out (see module docstring)."""
+    hooks = hooks or Hooks()
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    run = _Run(cfg, hooks, judge)
+    meta = probe(cfg.video)  # ValueError for a file that is not a video at all
+    fps = meta.fps
+    timing = TimingMonitor(fps)
+    start_frame, stages = 0, None
+    prev = ck.load(cfg.out) if cfg.resume else None
+    if prev is not None and prev.video_size != cfg.video.stat().st_size:
+        raise ValueError(f"{cfg.out}/checkpoint.json belongs to another video ({prev.video}); use another --out")
+    if prev is not None and not prev.complete:
+        start_frame = prev.next_frame
+        ck.truncate_lines(cfg.out / "events.jsonl", prev.events_lines)
+        run.events = _read_events(cfg.out / "events.jsonl")
+        run.header, run.info = prev.header, prev.info
+        run.game = prev.info.get("game", run.game)
+        run.recorder.shot = prev.shots
+        run.last_ckpt_t = prev.t
+        timing = TimingMonitor.from_dict(prev.timing)
+        stages = ck.load_state(cfg.out) if prev.has_state else None
+        run.note(f"resuming at frame {start_frame} ({prev.t:.1f} s), {prev.events_lines} events kept"
+                 + ("" if stages is not None else "; tracker restarted at a shot boundary"))
+    elif prev is not None:
+        run.note("the checkpoint says this analysis is complete; re-making the outputs from its files")
+        start_frame = -1
+        run.events = _read_events(cfg.out / "events.jsonl")
+        run.header, run.info = prev.header, prev.info
+        run.game = prev.info.get("game", run.game)
+    run.info["game"] = run.game
+    run.note(f"game: {run.game}" + ("" if cfg.game else " (default for a pyramid table; use --game to change)"))
+    run.open_outputs(append=start_frame != 0)
+    if cfg.annotate:
+        run.annotator = Annotator(cfg.out / "annotated.parts", fps, cfg.annotate_scale,
+                                  part=(prev.annot_part if prev is not None and start_frame > 0 else 0))
+        if start_frame >= 0:  # parts after the checkpoint (all of them on a fresh run) are re-made
+            for p in run.annotator.parts():
+                if int(p.stem.split("-")[1]) >= run.annotator.part:
+                    p.unlink()
+    if run.events:
+        run.rejudge()  # re-derive the verdicts of the shots before the checkpoint
+    status = ReadStatus()
+    frames_done, last_index, last_t, stopped_early = 0, start_frame - 1, 0.0, False
+    try:
+        frames = read_frames(cfg.video, status, max(start_frame, 0), cfg.threads) if start_frame >= 0 else iter(())
+        for fr in frames:
+            if cfg.max_frames is not None and frames_done >= cfg.max_frames:
+                stopped_early = True
+                break
+            if stages is None:
+                stages = stage_factory(cfg, run.table, fr.image, fps)
+                run.info["calibration"] = stages.calibration.source
+            if timing.observe(fr.index, fr.t) is FrameVerdict.DUPLICATE:
+                continue
+            states = stages.perception.update(fr.image, fr.index, fr.t)
+            px = _project(stages.calibration, states)
+            run.px_history.append((fr.index, px))
+            run.recorder.add_frame(fr.image, px)
+            for e in stages.detector.update(states):
+                run.on_event(e, fr.image)
+                if (e.type is EventType.SHOT_END and fr.t - run.last_ckpt_t >= cfg.checkpoint_every_s):
+                    _checkpoint(run, fr.index + 1, fr.t, timing, stages)
+            if run.annotator:
+                run.annotator.draw(fr.image, fr.index, fr.t, px)
+            frames_done += 1
+            last_index, last_t = fr.index, fr.t
+            if hooks.on_progress:
+                hooks.on_progress(fr.index + 1, meta.declared_frames, fr.t)
+        if stages is not None:
+            for e in stages.detector.flush():
+                run.on_event(e, np.zeros((2, 2, 3), np.uint8))
+    finally:
+        if run.annotator:
+            run.annotator.cut()
+        run.close_outputs()
+    if status.error:
+        run.note(f"the video could not be read to the end: {status.error}; analysed up to {last_t:.2f} s")
+    if timing.dropped or timing.duplicates:
+        run.note(timing.summary())
+    if start_frame >= 0 and not stopped_early:
+        _checkpoint(run, last_index + 1, last_t, timing, None, complete=True)
+    return _finish(run, cfg, meta, status, timing, frames_done)
+
+
+def _read_events(path: Path) -> list[Event]:
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as f:
+        return list(read_jsonl(f))
+
+
+def _checkpoint(run: _Run, next_frame: int, t: float, timing: TimingMonitor, stages: Stages | None,
+                complete: bool = False) -> None:
+    if run.annotator and not complete:
+        run.annotator.cut()
+    ckpt = ck.Checkpoint(
+        video=str(run.cfg.video),
+        video_size=run.cfg.video.stat().st_size,
+        next_frame=next_frame,
+        t=t,
+        events_lines=len(run.events),
+        annot_part=run.annotator.part if run.annotator else 0,
+        shots=run.recorder.shot,
+        timing=timing.to_dict(),
+        header=run.header,
+        info=run.info,
+        complete=complete,
+    )
+    ck.save(run.out, ckpt, stages)
+    run.last_ckpt_t = t
+
+
+def _finish(run: _Run, cfg: AnalyzeConfig, meta: ReadStatus, status: ReadStatus, timing: TimingMonitor,
+            frames_done: int) -> AnalysisResult:
+    from service.report.build import write_outputs
+
+    if run.annotator:
+        parts = run.annotator.parts()
+        if parts:
+            concat_parts(parts, cfg.out / "annotated.mp4.tmp")
+            os.replace(cfg.out / "annotated.mp4.tmp", cfg.out / "annotated.mp4")
+            done = ck.load(cfg.out)
+            if done is not None and done.complete:  # parts are only kept for a resume
+                for p in parts:
+                    p.unlink()
+    summary = {
+        "video": str(cfg.video),
+        "table": run.table.spec.name,
+        "game": run.game,
+        "fps": meta.fps,
+        "width": meta.width,
+        "height": meta.height,
+        "declared_frames": meta.declared_frames,
+        "frames_analysed_this_run": frames_done,
+        "read_error": status.error,
+        "timing": timing.to_dict(),
+        "notes": run.notes,
+        "judge_error": run.judge_error,
+        "fold": run.fold.to_dict() if run.fold else None,
+        **run.info,
+    }
+    (cfg.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    with (cfg.out / "log.jsonl").open("w", encoding="utf-8") as f:
+        for entry in run.log():
+            f.write(json.dumps(entry, separators=(",", ":")) + "\n")
+    write_outputs(cfg.out)
+    return AnalysisResult(cfg.out, run.game, frames_done, len(run.events), run.verdicts, status, timing,
+                          run.notes, run.judge_error, run.fold)

@@ -1,0 +1,89 @@
+"""The annotated video: tracks, ball ids, events and verdicts drawn on each frame, encoded in parts."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from rules.events import Event
+from service.pipeline.video import SegmentWriter
+from service.report.shots import ball_colour, event_label
+
+TRAIL = 40  # frames of track drawn behind each ball
+EVENT_SHOW_S = 2.0
+VERDICT_SHOW_S = 4.0
+
+
+@dataclass
+class Annotator:
+    parts_dir: Path
+    fps: float
+    scale: float = 0.5
+    part: int = 0
+    _writer: SegmentWriter | None = None
+    _trails: dict[str, deque[tuple[int, int]]] = field(default_factory=dict)
+    _events: deque[tuple[float, str]] = field(default_factory=lambda: deque(maxlen=6))
+    _verdict: tuple[float, str, bool] | None = None
+    _status: str = ""
+
+    def note_event(self, e: Event) -> None:
+        self._events.append((e.t, event_label(e)))
+
+    def note_verdict(self, t: float, text: str, foul: bool) -> None:
+        self._verdict = (t, text, foul)
+
+    def set_status(self, text: str) -> None:
+        self._status = text
+
+    def draw(self, image: np.ndarray, frame: int, t: float, balls_px: dict[str, tuple[float, float]]) -> None:
+        h, w = image.shape[:2]
+        size = (max(2, round(w * self.scale)) // 2 * 2, max(2, round(h * self.scale)) // 2 * 2)
+        img = cv2.resize(image, size, interpolation=cv2.INTER_AREA) if self.scale != 1.0 else image.copy()
+        s = size[0] / w
+        seen = set()
+        for ball, (x, y) in balls_px.items():
+            p = (round(x * s), round(y * s))
+            trail = self._trails.setdefault(ball, deque(maxlen=TRAIL))
+            trail.append(p)
+            seen.add(ball)
+            col = ball_colour(ball)
+            if len(trail) >= 2:
+                cv2.polylines(img, [np.array(trail, np.int32).reshape(-1, 1, 2)], False, col, 1, cv2.LINE_AA)
+            cv2.circle(img, p, max(4, round(12 * s)), col, 1, cv2.LINE_AA)
+            cv2.putText(img, ball, (p[0] + 6, p[1] - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.4, col, 1, cv2.LINE_AA)
+        for ball in [b for b in self._trails if b not in seen]:
+            del self._trails[ball]
+        y = 18
+        cv2.putText(img, f"{t:7.2f}s  {self._status}", (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1,
+                    cv2.LINE_AA)
+        for et, label in self._events:
+            if t - et <= EVENT_SHOW_S:
+                y += 16
+                cv2.putText(img, label, (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.42, (200, 255, 200), 1, cv2.LINE_AA)
+        if self._verdict is not None and t - self._verdict[0] <= VERDICT_SHOW_S:
+            _, text, foul = self._verdict
+            col = (40, 40, 220) if foul else (40, 160, 40)
+            cv2.rectangle(img, (0, size[1] - 26), (size[0], size[1]), col, -1)
+            cv2.putText(img, text[:110], (8, size[1] - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1,
+                        cv2.LINE_AA)
+        if self._writer is None:
+            self.parts_dir.mkdir(parents=True, exist_ok=True)
+            self._writer = SegmentWriter(self.part_path(self.part), self.fps, size[0], size[1])
+        self._writer.write(img, frame)
+
+    def part_path(self, n: int) -> Path:
+        return self.parts_dir / f"part-{n:04d}.mp4"
+
+    def cut(self) -> None:
+        """Close the current part (at a checkpoint); the next frame opens a new one."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+            self.part += 1
+
+    def parts(self) -> list[Path]:
+        return sorted(self.parts_dir.glob("part-*.mp4"))

@@ -1,0 +1,126 @@
+"""Per-shot pictures for the report, kept within a fixed memory budget.
+
+During a shot the recorder holds: the frame at the stroke (downscaled), the pixel track of every ball, the
+contact points, and up to `strip_max` sampled frames (the sampling stride doubles whenever the buffer
+fills, so a long shot costs no more than a short one). At the shot's end the thumbnail is written to disk;
+when its verdict is a foul or carries a review flag, the frame strip is written too. Nothing else stays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from rules.events import Event, EventType
+
+_PALETTE = [(int(b), int(g), int(r)) for b, g, r in
+            [(60, 60, 230), (60, 200, 60), (230, 120, 40), (40, 200, 230), (200, 60, 200), (200, 200, 40)]]
+
+
+def ball_colour(ball: str) -> tuple[int, int, int]:
+    if ball == "C":
+        return (0, 215, 255)
+    return _PALETTE[int(ball) % len(_PALETTE)] if ball.isdigit() else (255, 255, 255)
+
+
+def shot_thumb_path(out: Path, shot: int) -> Path:
+    return out / "shots" / f"shot-{shot:03d}.jpg"
+
+
+def shot_strip_path(out: Path, shot: int) -> Path:
+    return out / "shots" / f"strip-{shot:03d}.jpg"
+
+
+@dataclass
+class ShotRecorder:
+    out: Path
+    width: int = 480  # thumbnail width, px
+    strip_width: int = 240
+    strip_max: int = 12
+    shot: int = 0
+    active: bool = False
+    _scale: float = 1.0
+    _base: np.ndarray | None = None
+    _tracks: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    _contacts: list[tuple[float, float]] = field(default_factory=list)
+    _strip: list[np.ndarray] = field(default_factory=list)
+    _stride: int = 1
+    _count: int = 0
+    _last_strip: list[np.ndarray] = field(default_factory=list)
+
+    def start(self, image: np.ndarray) -> None:
+        self.shot += 1
+        self.active = True
+        self._scale = self.width / image.shape[1]
+        self._base = cv2.resize(image, (self.width, round(image.shape[0] * self._scale)), interpolation=cv2.INTER_AREA)
+        self._tracks, self._contacts, self._strip = {}, [], []
+        self._stride, self._count = 1, 0
+
+    def add_frame(self, image: np.ndarray, balls_px: dict[str, tuple[float, float]]) -> None:
+        if not self.active:
+            return
+        for ball, p in balls_px.items():
+            track = self._tracks.setdefault(ball, [])
+            q = (p[0] * self._scale, p[1] * self._scale)
+            if not track or abs(track[-1][0] - q[0]) + abs(track[-1][1] - q[1]) > 1.5:
+                track.append(q)
+        if self._count % self._stride == 0:
+            s = self.strip_width / image.shape[1]
+            self._strip.append(cv2.resize(image, (self.strip_width, round(image.shape[0] * s)),
+                                          interpolation=cv2.INTER_AREA))
+            if len(self._strip) >= self.strip_max:
+                self._strip = self._strip[::2]
+                self._stride *= 2
+        self._count += 1
+
+    def add_contact(self, p_px: tuple[float, float] | None) -> None:
+        if self.active and p_px is not None:
+            self._contacts.append((p_px[0] * self._scale, p_px[1] * self._scale))
+
+    def end(self) -> Path | None:
+        """Write the thumbnail of the shot that just ended; keep its strip until its verdict is known."""
+        if not self.active or self._base is None:
+            return None
+        img = self._base.copy()
+        for ball, track in self._tracks.items():
+            if len(track) >= 2:
+                pts = np.round(np.array(track)).astype(np.int32).reshape(-1, 1, 2)
+                cv2.polylines(img, [pts], False, ball_colour(ball), 2, cv2.LINE_AA)
+        for x, y in self._contacts:
+            cv2.circle(img, (round(x), round(y)), 7, (0, 0, 255), 2, cv2.LINE_AA)
+        path = shot_thumb_path(self.out, self.shot)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        self._last_strip, self._strip = self._strip, []
+        self.active = False
+        return path
+
+    def write_strip(self, shot: int, n: int = 6) -> Path | None:
+        """The frame strip of the last ended shot (call once its verdict says foul or review)."""
+        frames = self._last_strip
+        if shot != self.shot or not frames:
+            return None
+        idx = np.linspace(0, len(frames) - 1, min(n, len(frames))).round().astype(int)
+        strip = np.hstack([frames[i] for i in idx])
+        path = shot_strip_path(self.out, shot)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(path), strip, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        return path
+
+
+def event_label(e: Event) -> str:
+    """A short caption for an event, for the annotated video and the timeline."""
+    if e.type is EventType.BALL_CONTACT and e.balls:
+        return f"{e.balls[0]}-{e.balls[1]} contact"
+    if e.type is EventType.CUSHION:
+        return f"{e.ball} cushion {e.cushion}"
+    if e.type is EventType.LINE_CROSS:
+        return f"{e.ball} crosses {e.line} line"
+    if e.type is EventType.POT:
+        return f"{e.ball} potted {e.pocket}"
+    if e.type is EventType.SHOT_START:
+        return f"shot: {e.ball or 'C'} struck"
+    return f"{e.type}" + (f" {e.ball}" if e.ball else "")
