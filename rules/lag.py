@@ -38,6 +38,14 @@ class LagResult:
     reasons: dict[str, str]
     review: tuple[str, ...] = field(default_factory=tuple)  # why the referee should look (low confidence, close call)
 
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "winner": self.winner,
+            "replay": self.replay,
+            "reasons": dict(self.reasons),
+            "review": list(self.review),
+        }
+
 
 @dataclass(frozen=True)
 class _Loss:
@@ -83,41 +91,59 @@ def judge_lag(
     if side_a != 0 and side_a == side_b:
         review.append("both balls started on the same side of the long axis (1.7.1 wants different sides)")
 
+    decision = _decide(table, ordered, balls, losses, tie_tol_mm)
+    if decision.winner is not None and decision.margin_mm is not None and decision.margin_mm <= review_mm:
+        review.append(f"close lag: the balls stopped {decision.margin_mm:.1f} mm apart from the front cushion")
+    return LagResult(decision.winner, decision.winner is None, decision.reasons, tuple(review))
+
+
+@dataclass(frozen=True)
+class _Decision:
+    winner: str | None
+    reasons: dict[str, str]
+    margin_mm: float | None = None  # how much nearer the winner stopped, when decided on distance
+
+
+def _decide(
+    table: Table,
+    events: Sequence[Event],
+    balls: Mapping[str, str],
+    losses: dict[str, list[_Loss]],
+    tie_tol_mm: float,
+) -> _Decision:
+    """1.7.2 automatic losses first, then the ball nearer the front cushion (1.7.1), else a replay (1.7.3)."""
     reasons: dict[str, str] = {}
     lost = [b for b in balls if losses[b]]
     for b in lost:
         reasons[balls[b]] = "; ".join(f"{loss.clause}: ball {b} {loss.text}" for loss in losses[b])
     if len(lost) == 2:
-        for b in balls:
-            reasons[balls[b]] += "; both lags lost: replay (1.7.3)"
-        return LagResult(None, True, reasons, tuple(review))
+        return _Decision(None, {p: r + "; both lags lost: replay (1.7.3)" for p, r in reasons.items()})
     if len(lost) == 1:
         (winner_ball,) = (b for b in balls if b not in lost)
         reasons[balls[lost[0]]] += " (lag lost automatically)"
         reasons[balls[winner_ball]] = f"1.7.2: ball {winner_ball} wins, the opponent's lag is lost automatically"
-        return LagResult(balls[winner_ball], False, reasons, tuple(review))
+        return _Decision(balls[winner_ball], reasons)
 
-    rest = {b: _rest_position(ordered, b) for b in balls}
+    rest = {b: _rest_position(events, b) for b in balls}
     missing = [b for b, p in rest.items() if p is None]
     if missing:
-        for b in balls:
-            reasons[balls[b]] = f"1.7.3: rest position of ball(s) {', '.join(missing)} unknown: replay"
-        return LagResult(None, True, reasons, tuple(review))
+        why = f"1.7.3: rest position of ball(s) {', '.join(missing)} unknown: replay"
+        return _Decision(None, {balls[b]: why for b in balls})
     dist = {b: _front_distance(table, p) for b, p in rest.items() if p is not None}
     a, b = sorted(balls, key=lambda k: dist[k])
     diff = dist[b] - dist[a]
     if diff <= tie_tol_mm:
-        for k in balls:
-            reasons[balls[k]] = (
-                f"1.7.3: ball {k} stopped {dist[k]:.1f} mm from the front cushion; {diff:.1f} mm apart is within "
-                f"{tie_tol_mm:g} mm, nearer ball undecidable: replay"
-            )
-        return LagResult(None, True, reasons, tuple(review))
-    if diff <= review_mm:
-        review.append(f"close lag: the balls stopped {diff:.1f} mm apart from the front cushion")
+        return _Decision(
+            None,
+            {
+                balls[k]: f"1.7.3: ball {k} stopped {dist[k]:.1f} mm from the front cushion; {diff:.1f} mm apart "
+                f"is within {tie_tol_mm:g} mm, nearer ball undecidable: replay"
+                for k in balls
+            },
+        )
     reasons[balls[a]] = f"1.7.1: ball {a} stopped {dist[a]:.1f} mm from the front cushion, {diff:.1f} mm nearer: wins"
     reasons[balls[b]] = f"1.7.1: ball {b} stopped {dist[b]:.1f} mm from the front cushion, {diff:.1f} mm farther"
-    return LagResult(balls[a], False, reasons, tuple(review))
+    return _Decision(balls[a], reasons, diff)
 
 
 def _positions(events: Sequence[Event], ball: str) -> list[tuple[float, float]]:

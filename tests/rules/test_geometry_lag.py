@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -140,6 +142,7 @@ def test_review_flags_low_confidence_and_close_calls() -> None:
     assert close.winner == "anna" and any("close lag" in r for r in close.review)
     clear = judge_lag(table, _lag(table, {"1": (100.0, LEFT), "2": (300.0, RIGHT)}), BALLS)
     assert clear.review == ()
+    assert json.loads(json.dumps(close.to_dict()))["review"] == list(close.review)
 
 
 def test_start_from_rest_positions_only_is_flagged() -> None:
