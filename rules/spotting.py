@@ -36,13 +36,16 @@ def spot_balls(
 
     One ball on a free rear spot lands on the rear spot (1.25.2). Entries of `occupied` whose id is one of
     `balls` are ignored: a ball being spotted is not on the bed, whatever an earlier frame said.
-    Raises ValueError for a repeated ball, a negative gap, or a long axis with no room left.
+    Raises ValueError for a repeated ball, a negative gap, a non-finite position, or no room left on the axis.
     """
     if len(set(balls)) != len(balls):
         dupes = sorted({b for b in balls if balls.count(b) > 1})
         raise ValueError(f"balls to spot must be distinct, repeated: {dupes}")
     if not math.isfinite(gap_mm) or gap_mm < 0.0:
         raise ValueError(f"gap_mm must be a finite number >= 0, got {gap_mm!r}")
+    bad = {k: p for k, p in occupied.items() if not (math.isfinite(p[0]) and math.isfinite(p[1]))}
+    if bad:
+        raise ValueError(f"occupied positions must be finite mm, got {bad!r}")
     r = table.ball_radius
     sep = 2.0 * r + gap_mm  # centre distance at which two balls are gap_mm apart
     x_spot = table.rear_line_x
