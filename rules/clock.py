@@ -64,7 +64,10 @@ class ShotClock:
         return self.time_s - self.warning_s
 
     def status(self, elapsed_s: float) -> ClockStatus:
-        """OK, WARNING (warning_s or less left) or OVERRUN (past the time: a foul, 1.26.1) at elapsed_s."""
+        """OK, WARNING (warning_s or less left) or OVERRUN (past the time: a foul, 1.26.1).
+
+        `elapsed_s` counts from the end of the previous shot (1.26.2).
+        """
         _check_elapsed(elapsed_s)
         if elapsed_s > self.time_s:
             return ClockStatus.OVERRUN
@@ -77,11 +80,14 @@ class ShotClock:
         _check_elapsed(elapsed_s)
         return max(0.0, self.time_s - elapsed_s)
 
-    def with_extension(self) -> ShotClock:
+    def with_extension(self, elapsed_s: float | None = None) -> ShotClock:
         """This shot with its time doubled, one extension used (1.26.2).
 
-        Raises ValueError when no extension is left in the frame or this shot is already extended.
+        Raises ValueError when no extension is left in the frame, this shot is already extended, or, given
+        the time the player asked at, the time had already run out (1.26.2: the extension is asked in time).
         """
+        if elapsed_s is not None and self.status(elapsed_s) is ClockStatus.OVERRUN:
+            raise ValueError(f"extension asked at {elapsed_s:g} s, after the {self.time_s:g} s ran out (1.26.2)")
         if self.extended:
             raise ValueError("this shot is already extended: one extension per shot (1.26.2)")
         if self.extensions_left <= 0:

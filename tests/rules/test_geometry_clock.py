@@ -64,6 +64,16 @@ def test_one_extension_per_shot() -> None:
         clock.with_extension()
 
 
+@pytest.mark.parametrize(("elapsed", "ok"), [(None, True), (0.0, True), (44.0, True), (45.0, True), (45.5, False)])
+def test_extension_must_be_asked_in_time(elapsed: float | None, ok: bool) -> None:
+    clock = ShotClock()
+    if ok:
+        assert clock.with_extension(elapsed).time_s == 90.0
+    else:
+        with pytest.raises(ValueError, match="ran out"):
+            clock.with_extension(elapsed)
+
+
 def test_clock_is_a_value() -> None:
     clock = ShotClock()
     extended = clock.with_extension()
