@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from calibration.table import Table
 
 DEFAULT_GAP_MM = 0.5
+_EPS_MM = 1e-9  # a point this close to the end of a blocked interval is at the end: rounding, not overlap
 
 Point = tuple[float, float]
 
@@ -79,7 +80,7 @@ def _blocked_intervals(obstacles: Iterable[Point], sep: float) -> list[tuple[flo
 def _first_free_towards_rear(x: float, blocked: list[tuple[float, float]]) -> float:
     """Smallest x' >= x outside every open interval (the intervals are sorted by their lower end)."""
     for lo, hi in blocked:
-        if lo < x < hi:
+        if lo + _EPS_MM < x < hi - _EPS_MM:
             x = hi
     # One sorted pass suffices: an interval starting before the current x was already seen, and x only grows.
     return x
@@ -88,6 +89,6 @@ def _first_free_towards_rear(x: float, blocked: list[tuple[float, float]]) -> fl
 def _first_free_towards_front(x: float, blocked: list[tuple[float, float]]) -> float:
     """Largest x' <= x outside every open interval."""
     for lo, hi in sorted(blocked, key=lambda iv: iv[1], reverse=True):
-        if lo < x < hi:
+        if lo + _EPS_MM < x < hi - _EPS_MM:
             x = lo
     return x

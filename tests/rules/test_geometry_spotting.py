@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from calibration.table import Table, list_specs
+from rules.rack import full_rack
 from rules.spotting import DEFAULT_GAP_MM, spot_balls
 
 SPECS = list_specs()
@@ -138,6 +139,23 @@ def test_spotting_line_blocked_by_a_wall_of_balls(spec: str) -> None:
     # rear side is reachable only beyond the wall: nearest free point behind it
     assert out["1"][0] == pytest.approx(_oracle_first_free(table, list(wall.values()), DEFAULT_GAP_MM, 0.01), abs=0.02)
     _assert_valid(table, out, wall, DEFAULT_GAP_MM)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize(("gap", "into_apex"), [(DEFAULT_GAP_MM, False), (0.0, True)])
+def test_spotting_against_a_rack_missing_its_apex(spec: str, gap: float, into_apex: bool) -> None:
+    table = TABLES[spec]
+    rack = full_rack(table)
+    apex = rack.pop("4")
+    out = spot_balls(table, ["4"], rack, gap_mm=gap)
+    if into_apex:
+        # with no gap required the empty apex slot, touching its two neighbours, is the nearest free point
+        assert out["4"][0] == pytest.approx(apex[0], abs=1e-9)
+    else:
+        # the apex slot touches its neighbours, so "not touching" sends the ball behind the base row's middle
+        base_x = rack["12"][0]
+        assert out["4"][0] == pytest.approx(base_x + _sep(table, gap))
+    _assert_valid(table, out, rack, gap - 1e-9)
 
 
 @pytest.mark.parametrize(
