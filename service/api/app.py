@@ -1,0 +1,63 @@
+"""The FastAPI application: routers per resource, the live hub, the analysis worker, the web page."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from calibration.table import list_specs
+from service import judging
+from service.api import db
+from service.api.jobs import JobRunner
+from service.api.live import LiveHub
+from service.api.routers import analyses, events, inputs, live, matches, verdicts
+from service.api.settings import Settings
+from service.pipeline.components import ComponentMissing
+from service.pipeline.run import StageFactory, default_stages
+
+
+def create_app(settings: Settings | None = None, stage_factory: StageFactory = default_stages) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        conn = db.connect(settings.database)
+        db.fail_unfinished_analyses(conn)
+        conn.close()
+        app.state.jobs = JobRunner(settings, app.state.hub, stage_factory)
+        yield
+        app.state.jobs.shutdown()
+
+    app = FastAPI(title="Pyramid Monitor", version="0.1.0", lifespan=lifespan)
+    app.state.settings = settings
+    app.state.hub = LiveHub()
+    for r in (matches.router, events.router, verdicts.router, inputs.router, analyses.router, live.router):
+        app.include_router(r)
+
+    @app.get("/health", tags=["meta"])
+    def health() -> dict[str, object]:
+        return {"ok": True, "database": str(settings.database)}
+
+    @app.get("/meta", tags=["meta"])
+    def meta() -> dict[str, object]:
+        """What the web page offers in its menus: games, tables, the default game."""
+        try:
+            games = judging.games()
+        except ComponentMissing:
+            games = [judging.DEFAULT_GAME]
+        return {"games": games, "tables": list_specs(), "default_game": judging.DEFAULT_GAME}
+
+    @app.get("/", include_in_schema=False)
+    def index() -> RedirectResponse:
+        return RedirectResponse("/web/index.html")
+
+    web = Path(str(resources.files("service") / "web"))
+    app.mount("/web", StaticFiles(directory=web), name="web")
+    return app

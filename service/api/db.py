@@ -1,0 +1,277 @@
+"""SQLite storage: the schema and every query the service runs (routes hold none).
+
+A match's log (ball events and referee inputs, in arrival order) is append-only: an override is a new
+line, never an edit. Verdicts and the match state are a cache of the fold over the log, rewritten after
+each fold; they can always be rebuilt from the log.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    table_spec TEXT NOT NULL,
+    players TEXT NOT NULL,
+    state TEXT,
+    report_path TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS log (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (match_id, seq)
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    shot INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (match_id, shot)
+);
+CREATE TABLE IF NOT EXISTS analyses (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    video TEXT NOT NULL,
+    out_dir TEXT NOT NULL,
+    status TEXT NOT NULL,
+    progress REAL NOT NULL DEFAULT 0,
+    message TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+"""
+
+
+class LogKind(StrEnum):
+    EVENT = "event"
+    INPUT = "input"
+
+
+class AnalysisStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection with the schema in place; WAL so the live feed reads while an analysis writes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.executescript(SCHEMA)
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+# --- matches ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MatchRow:
+    id: int
+    name: str
+    game: str
+    table_spec: str
+    players: list[str]
+    state: dict[str, Any] | None
+    report_path: str | None
+    created_at: str
+
+
+def _match(row: sqlite3.Row) -> MatchRow:
+    return MatchRow(
+        id=row["id"],
+        name=row["name"],
+        game=row["game"],
+        table_spec=row["table_spec"],
+        players=json.loads(row["players"]),
+        state=json.loads(row["state"]) if row["state"] else None,
+        report_path=row["report_path"],
+        created_at=row["created_at"],
+    )
+
+
+def create_match(conn: sqlite3.Connection, *, name: str, game: str, table_spec: str, players: list[str]) -> MatchRow:
+    cur = conn.execute(
+        "INSERT INTO matches (name, game, table_spec, players, created_at) VALUES (?, ?, ?, ?, ?)",
+        (name, game, table_spec, json.dumps(players), _now()),
+    )
+    match = get_match(conn, match_id=int(cur.lastrowid or 0))
+    assert match is not None
+    return match
+
+
+def get_match(conn: sqlite3.Connection, *, match_id: int) -> MatchRow | None:
+    row = conn.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
+    return _match(row) if row else None
+
+
+def list_matches(conn: sqlite3.Connection, *, limit: int = 100, offset: int = 0) -> list[MatchRow]:
+    rows = conn.execute("SELECT * FROM matches ORDER BY id DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+    return [_match(r) for r in rows]
+
+
+def set_match_state(conn: sqlite3.Connection, *, match_id: int, state: dict[str, Any]) -> None:
+    conn.execute("UPDATE matches SET state = ? WHERE id = ?", (json.dumps(state), match_id))
+
+
+def set_report(conn: sqlite3.Connection, *, match_id: int, report_path: str) -> None:
+    conn.execute("UPDATE matches SET report_path = ? WHERE id = ?", (report_path, match_id))
+
+
+# --- the log ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LogRow:
+    seq: int
+    kind: LogKind
+    type: str
+    data: dict[str, Any]
+    created_at: str
+
+
+def append_log(
+    conn: sqlite3.Connection, *, match_id: int, entries: list[tuple[LogKind, dict[str, Any]]]
+) -> list[LogRow]:
+    """Append entries atomically with consecutive sequence numbers."""
+    now = _now()
+    out = []
+    with transaction(conn):
+        seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM log WHERE match_id = ?", (match_id,)).fetchone()[0])
+        for kind, data in entries:
+            seq += 1
+            conn.execute(
+                "INSERT INTO log (match_id, seq, kind, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (match_id, seq, str(kind), str(data.get("type", "")), json.dumps(data), now),
+            )
+            out.append(LogRow(seq, kind, str(data.get("type", "")), data, now))
+    return out
+
+
+def read_log(
+    conn: sqlite3.Connection, *, match_id: int, kind: LogKind | None = None, after: int = 0, limit: int = 1_000_000
+) -> list[LogRow]:
+    sql = "SELECT seq, kind, type, payload, created_at FROM log WHERE match_id = ? AND seq > ?"
+    args: list[Any] = [match_id, after]
+    if kind is not None:
+        sql += " AND kind = ?"
+        args.append(str(kind))
+    sql += " ORDER BY seq LIMIT ?"
+    args.append(limit)
+    return [
+        LogRow(r["seq"], LogKind(r["kind"]), r["type"], json.loads(r["payload"]), r["created_at"])
+        for r in conn.execute(sql, args).fetchall()
+    ]
+
+
+def last_seq(conn: sqlite3.Connection, *, match_id: int) -> int:
+    return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM log WHERE match_id = ?", (match_id,)).fetchone()[0])
+
+
+# --- verdicts (cache of the fold) -------------------------------------------------------------------
+def replace_verdicts(conn: sqlite3.Connection, *, match_id: int, verdicts: list[dict[str, Any]]) -> None:
+    with transaction(conn):
+        conn.execute("DELETE FROM verdicts WHERE match_id = ?", (match_id,))
+        conn.executemany(
+            "INSERT INTO verdicts (match_id, shot, payload) VALUES (?, ?, ?)",
+            [(match_id, int(v["shot"]), json.dumps(v)) for v in verdicts],
+        )
+
+
+def read_verdicts(conn: sqlite3.Connection, *, match_id: int) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT payload FROM verdicts WHERE match_id = ? ORDER BY shot", (match_id,)).fetchall()
+    return [json.loads(r["payload"]) for r in rows]
+
+
+# --- analyses ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AnalysisRow:
+    id: int
+    match_id: int
+    video: str
+    out_dir: str
+    status: AnalysisStatus
+    progress: float
+    message: str
+    created_at: str
+    updated_at: str
+
+
+def _analysis(row: sqlite3.Row) -> AnalysisRow:
+    return AnalysisRow(
+        row["id"], row["match_id"], row["video"], row["out_dir"], AnalysisStatus(row["status"]), row["progress"],
+        row["message"], row["created_at"], row["updated_at"],
+    )
+
+
+def create_analysis(conn: sqlite3.Connection, *, match_id: int, video: str, out_dir: str) -> AnalysisRow:
+    now = _now()
+    cur = conn.execute(
+        "INSERT INTO analyses (match_id, video, out_dir, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (match_id, video, out_dir, str(AnalysisStatus.QUEUED), now, now),
+    )
+    row = get_analysis(conn, analysis_id=int(cur.lastrowid or 0))
+    assert row is not None
+    return row
+
+
+def update_analysis(
+    conn: sqlite3.Connection, *, analysis_id: int, status: AnalysisStatus | None = None,
+    progress: float | None = None, message: str | None = None,
+) -> None:
+    sets, args = ["updated_at = ?"], [_now()]
+    for col, val in (("status", None if status is None else str(status)), ("progress", progress),
+                     ("message", message)):
+        if val is not None:
+            sets.append(f"{col} = ?")
+            args.append(val)  # type: ignore[arg-type]
+    conn.execute(f"UPDATE analyses SET {', '.join(sets)} WHERE id = ?", (*args, analysis_id))
+
+
+def get_analysis(conn: sqlite3.Connection, *, analysis_id: int) -> AnalysisRow | None:
+    row = conn.execute("SELECT * FROM analyses WHERE id = ?", (analysis_id,)).fetchone()
+    return _analysis(row) if row else None
+
+
+def list_analyses(conn: sqlite3.Connection, *, limit: int = 100) -> list[AnalysisRow]:
+    return [_analysis(r) for r in conn.execute("SELECT * FROM analyses ORDER BY id DESC LIMIT ?", (limit,))]
+
+
+def fail_unfinished_analyses(conn: sqlite3.Connection) -> int:
+    """At start-up: analyses left queued/running by a previous process did not finish."""
+    cur = conn.execute(
+        "UPDATE analyses SET status = ?, message = 'interrupted by a service restart', updated_at = ? "
+        "WHERE status IN (?, ?)",
+        (str(AnalysisStatus.FAILED), _now(), str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING)),
+    )
+    return cur.rowcount

@@ -1,0 +1,93 @@
+"""/analyses: analyse a video (a path on this machine, or an upload) as a background job with status."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, HTTPException, UploadFile
+
+from service import judging
+from service.api import db
+from service.api.deps import JobsDep, SessionDep, SettingsDep
+from service.api.schemas import AnalysisCreate, AnalysisPublic
+from service.api.settings import Settings
+from service.pipeline.video import probe
+
+router = APIRouter(prefix="/analyses", tags=["analyses"])
+
+
+def to_public(a: db.AnalysisRow, report: bool = False) -> AnalysisPublic:
+    done = a.status is db.AnalysisStatus.DONE
+    return AnalysisPublic(
+        id=a.id, match_id=a.match_id, video=a.video, status=str(a.status), progress=a.progress, message=a.message,
+        created_at=a.created_at, updated_at=a.updated_at,
+        report_url=f"/matches/{a.match_id}/report" if done or report else None,
+    )
+
+
+def _start(session: db.sqlite3.Connection, jobs: JobsDep, settings: Settings, video: Path, game: str | None,
+           table: str, match_id: int | None) -> AnalysisPublic:
+    try:
+        probe(video)
+    except ValueError as exc:
+        raise HTTPException(status_code=400, detail=f"not a readable video: {exc}") from exc
+    if match_id is None:
+        match = db.create_match(session, name=video.name, game=game or judging.DEFAULT_GAME, table_spec=table,
+                                players=["A", "B"])
+    else:
+        found = db.get_match(session, match_id=match_id)
+        if found is None:
+            raise HTTPException(status_code=404, detail=f"no match with id {match_id}")
+        match = found
+    out = settings.data_dir / "analyses" / f"{match.id}-{uuid.uuid4().hex[:8]}"
+    row = db.create_analysis(session, match_id=match.id, video=str(video), out_dir=str(out))
+    jobs.submit(row.id)
+    return to_public(row)
+
+
+@router.post("", status_code=202)
+def start_analysis(session: SessionDep, jobs: JobsDep, settings: SettingsDep, body: AnalysisCreate) -> AnalysisPublic:
+    if not settings.allow_paths:
+        raise HTTPException(status_code=403, detail="this service only analyses uploaded videos")
+    video = Path(body.video_path)
+    if not video.is_file():
+        raise HTTPException(status_code=400, detail=f"no such video file on the server: {body.video_path}")
+    return _start(session, jobs, settings, video, body.game, body.table, body.match_id)
+
+
+@router.post("/upload", status_code=202)
+def upload_analysis(
+    session: SessionDep, jobs: JobsDep, settings: SettingsDep, file: Annotated[UploadFile, File()],
+    game: Annotated[str | None, Form()] = None, table: Annotated[str, Form()] = "pyramid-12ft",
+    match_id: Annotated[int | None, Form()] = None,
+) -> AnalysisPublic:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(file.filename or "video.mp4").name)[-80:]
+    dest = settings.data_dir / "uploads" / f"{uuid.uuid4().hex[:12]}-{safe}"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    limit = settings.max_upload_mb * 1024 * 1024
+    with dest.open("wb") as f:
+        shutil.copyfileobj(file.file, f, length=1024 * 1024)
+    if dest.stat().st_size > limit:
+        dest.unlink()
+        raise HTTPException(status_code=413, detail=f"upload larger than {settings.max_upload_mb} MB")
+    if dest.stat().st_size == 0:
+        dest.unlink()
+        raise HTTPException(status_code=400, detail="empty upload")
+    return _start(session, jobs, settings, dest, game, table, match_id)
+
+
+@router.get("")
+def list_analyses(session: SessionDep) -> list[AnalysisPublic]:
+    return [to_public(a) for a in db.list_analyses(session)]
+
+
+@router.get("/{analysis_id}")
+def read_analysis(session: SessionDep, analysis_id: int) -> AnalysisPublic:
+    a = db.get_analysis(session, analysis_id=analysis_id)
+    if a is None:
+        raise HTTPException(status_code=404, detail=f"no analysis with id {analysis_id}")
+    return to_public(a)

@@ -1,0 +1,22 @@
+"""Service settings from the environment (prefix PYRAMID_) or a .env file, via pydantic-settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PYRAMID_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Path("data")  # uploads and analysis outputs live below it
+    db_path: Path | None = None  # default: <data_dir>/pyramid.db
+    max_upload_mb: int = 4096
+    analysis_workers: int = 1  # analyses run one at a time by default: the pipeline wants a whole core
+    allow_paths: bool = True  # POST /analyses may name a video already on this machine
+
+    @property
+    def database(self) -> Path:
+        return self.db_path if self.db_path is not None else self.data_dir / "pyramid.db"
+
