@@ -1,0 +1,125 @@
+"""Ball-ball contacts: candidates where two centres come near 2R, confirmed by the kink they must show.
+
+In a collision the impulse on each ball lies along the line of centres (b is pushed away from a, a back
+from b), so the velocity change of at least one of them, projected on that line, must stand out of the
+fit noise. Glancing hits give the object ball a small but exactly aligned change; a near miss gives none.
+The contact time is where the pre-contact lines reach 2R (the kink of the stronger track if they never
+do, which means the lines missed narrowly and only the kink proves the contact).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.events.fit import first_time_within
+from vision.events.history import History
+from vision.events.kink import Pieces, RestLookup, best_split
+from vision.events.settings import EventSettings
+
+
+@dataclass(frozen=True)
+class Contact:
+    a: int
+    b: int
+    t: float
+    z: float  # the stronger impulse in standard errors
+    impulse_mm_s: float  # the stronger velocity change along the line of centres
+    margin_mm: float  # closest approach of the pre-contact lines minus 2R (negative: they overlap)
+    u: np.ndarray  # unit line of centres a -> b at contact
+    confidence: float
+    review: bool
+    pieces: tuple[Pieces, Pieces]
+
+
+def pair_candidates(hist: History, rest: RestLookup, m: int, radius: float, s: EventSettings) -> list[tuple[int, int]]:
+    """Pairs whose sampled centre distance has a local minimum at counter m, near enough to have touched."""
+    if not (hist.has(m - 1) and hist.has(m + 1)):
+        return []
+    ks = [(m + i) % hist.size for i in (-1, 0, 1)]
+    xy = hist.xy[ks]  # (3, B, 2)
+    ok: np.ndarray = np.asarray(hist.valid[ks].all(axis=0))
+    d = np.linalg.norm(xy[:, :, None, :] - xy[:, None, :, :], axis=-1)  # (3, B, B)
+    step = np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0  # distance run per frame
+    gate = 2 * radius + s.contact_gate_mm + step[:, None] + step[None, :]
+    hit = (d[1] <= gate) & (d[1] <= d[0]) & (d[1] < d[2]) & ok[:, None] & ok[None, :]
+    t_m = hist.time(m)
+    out = []
+    for a, b in zip(*np.nonzero(np.triu(hit, 1)), strict=True):
+        if rest.anchor_at(int(a), t_m) is not None and rest.anchor_at(int(b), t_m) is not None:
+            continue  # two balls at rest: noise, not a collision
+        out.append((int(a), int(b)))
+    return out
+
+
+def verify_contact(
+    hist: History,
+    rest: RestLookup,
+    s: EventSettings,
+    a: int,
+    b: int,
+    m: int,
+    n_lo: int,
+    n_hi: int,
+    radius: float,
+    fps: float,
+) -> Contact | None:
+    """Test a candidate contact of balls a and b around counter m (pre-fit from n_lo, post-fit to n_hi)."""
+    found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi)
+    if found is None:
+        return None
+    j, (pa, pb) = found
+    dt = 1.0 / fps
+    t_lo, t_hi = hist.time(j) - dt, hist.time(j) + 2 * dt
+
+    def dist(ts: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(pb.pre.at(ts) - pa.pre.at(ts), axis=-1)
+
+    t_touch, d_min, t_min = first_time_within(dist, t_lo, t_hi, 2 * radius)
+    margin = d_min - 2 * radius
+    t_c = t_touch
+    if t_c is None:
+        kinks = [p.kink_time() for p in (pa, pb)]
+        strong = max(range(2), key=lambda i: float(np.hypot(*(pa, pb)[i].dv)))
+        t_k = kinks[strong]
+        t_c = float(np.clip(t_k, t_lo, t_hi)) if t_k is not None else t_min
+    pos_a, pos_b = pa.pre.at(t_c), pb.pre.at(t_c)
+    if t_touch is None:
+        pos_a, pos_b = pa.post.at(t_c), pb.post.at(t_c)
+    u = pos_b - pos_a
+    norm = float(np.hypot(*u))
+    if norm <= 1e-9:
+        return None
+    u = u / norm
+    j_a = -float(np.dot(pa.dv, u))  # a is pushed back along -u
+    j_b = float(np.dot(pb.dv, u))  # b is pushed away along +u
+    z_a = j_a / max(pa.sigma_dv, 1e-9)
+    z_b = j_b / max(pb.sigma_dv, 1e-9)
+    if min(z_a, z_b) < -s.kink_z:
+        return None  # a strong change against the impulse: something else (a cushion) made this kink
+    z, impulse = (z_a, j_a) if z_a >= z_b else (z_b, j_b)
+    conf, review = kink_confidence(z, impulse, margin, s)
+    if conf <= 0.0:
+        return None
+    idc = float(min(hist.id_conf[j % hist.size, a], hist.id_conf[j % hist.size, b]))
+    return Contact(a, b, float(t_c), z, impulse, margin, u, conf * idc, review, (pa, pb))
+
+
+def kink_confidence(z: float, impulse: float, margin: float, s: EventSettings) -> tuple[float, bool]:
+    """Confidence from the kink's significance and the geometric margin; (0, False) means no event.
+
+    A clear kink (z >= kink_z and a real change of speed) is a contact whatever the lines' margin; a weak
+    kink or none with the lines passing within the review band of 2R is reported below 0.5 for review.
+    """
+    near = abs(margin) <= s.review_band_mm or margin < 0
+    if z >= s.kink_z and impulse >= s.kink_min_mm_s:
+        conf = 0.75 + 0.25 * min(1.0, (z - s.kink_z) / s.kink_z)
+        if abs(margin) <= s.review_band_mm:
+            return min(conf, 0.7), True
+        return conf, False
+    if z >= s.kink_z_review and near:
+        return 0.3 + 0.15 * (z - s.kink_z_review) / max(s.kink_z - s.kink_z_review, 1e-9), True
+    if abs(margin) <= s.review_band_mm:
+        return 0.2, True
+    return 0.0, False

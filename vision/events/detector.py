@@ -1,0 +1,404 @@
+"""EventDetector: BallStates in, one frame at a time; rules.events.Event out, as soon as each is certain.
+
+Latency (documented in docs/event-schema.md): a contact, cushion or line crossing needs `lookahead_s` of
+frames after it to be confirmed; a stroke needs the same to rule out a collision as its cause (plus
+`push_window_s` when the cue ball touched an object ball); events are then released in time order once
+the stream is `emit_hold_s` past them. shot_end needs the settle window by definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from calibration.table import Table
+from rules.events import BALL_IDS, Event, EventType
+from vision.events.contacts import Contact, pair_candidates, verify_contact
+from vision.events.cushions import Boundary, Touch, touch_candidates, verify_touch
+from vision.events.fit import fit_line
+from vision.events.history import History
+from vision.events.lines import Crossing, LineWatcher
+from vision.events.motion import Motion, MotionTracker, Onset
+from vision.events.pots import Gone, PotWatcher
+from vision.events.settings import EventSettings, frames
+from vision.events.shots import choose_striker, push_geometry, rest_layout
+from vision.types import BallStates
+
+_TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
+_LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
+
+
+class ShotPhase(StrEnum):
+    IDLE = "idle"
+    RUNNING = "running"
+
+
+class EventDetector:
+    """Incremental event detector: call `update` with every frame's BallStates, then `flush` at the end."""
+
+    def __init__(
+        self, table: Table, fps: float, settings: EventSettings | None = None, ids: tuple[str, ...] = BALL_IDS
+    ) -> None:
+        self.s = settings if settings is not None else EventSettings()
+        self.table, self.fps, self.ids = table, float(fps), ids
+        self.R = table.ball_radius
+        self.W = frames(self.s.fit_before_s, fps, 3)
+        self.D = frames(self.s.lookahead_s, fps, 3)
+        self.hist = History(ids, frames(self.s.history_s, fps, 4 * (self.W + self.D)))
+        self.motion = MotionTracker(self.hist, self.s, fps)
+        self.bound = Boundary(table)
+        self.lines = LineWatcher(table, self.s, len(ids), self.D)
+        self.pots = PotWatcher(table, self.s, len(ids), fps)
+        self.phase = ShotPhase.IDLE
+        self.analysed = -1  # last counter analysed for contacts / cushions / lines
+        self.onsets: list[tuple[Onset, int]] = []  # pending, with the counter at which they are ready
+        self.pushes: list[tuple[Event, Onset, dict[str, Any], float]] = []  # shot_starts awaiting 1.19
+        self.out: list[Event] = []
+        self.last_pair: dict[tuple[int, int], float] = {}
+        self.last_touch: dict[tuple[int, str], float] = {}
+        self.last_hit = np.full(len(ids), -np.inf)  # last contact or start time per ball (causes)
+        self.last_seen = np.full(len(ids), -np.inf)
+        self.last_stop = -np.inf
+        self.now = 0.0
+
+    # --- public -----------------------------------------------------------------------------------
+    def update(self, states: BallStates) -> list[Event]:
+        n = self.hist.push(states)
+        self.now = float(states.t)
+        self.last_seen[self.hist.valid[n % self.hist.size]] = self.now
+        onsets, stops = self.motion.update(n)
+        for st in stops:
+            self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
+            self.pots.on_rest(st.ball, st.anchor)
+            if self.phase is ShotPhase.RUNNING:
+                self.last_stop = max(self.last_stop, st.t)
+        for o in onsets:
+            self.pots.on_start(o.ball)
+            self.onsets.append((o, n + self.D))
+        self._gone(self.pots.update(self.hist, n, self._moving(), self.phase is ShotPhase.RUNNING))
+        while self.analysed < n - self.D - 1:
+            self.analysed += 1
+            self._analyse(self.analysed, self.analysed + 1 + self.D)
+        self._resolve_onsets(n, final=False)
+        self._finish_pushes(final=False)
+        self._check_end(final=False)
+        return self._release(final=False)
+
+    def flush(self) -> list[Event]:
+        """End of stream: settle what is pending and release every held event."""
+        n = self.hist.newest
+        while self.analysed < n - 1:
+            self.analysed += 1
+            self._analyse(self.analysed, n)
+        self._resolve_onsets(n, final=True)
+        self._finish_pushes(final=True)
+        self._check_end(final=True)
+        return self._release(final=True)
+
+    # --- analysis of one counter -----------------------------------------------------------------
+    def _analyse(self, m: int, n_hi: int) -> None:
+        h, s = self.hist, self.s
+        if m - 1 - self.W < h.oldest:
+            return
+        n_lo = m - 1 - self.W
+        for a, b in pair_candidates(h, self.motion, m, self.R, s):
+            c = verify_contact(h, self.motion, s, a, b, m, n_lo, n_hi, self.R, self.fps)
+            if c is not None:
+                self._contact(c)
+        for ball in touch_candidates(h, self.motion, self.bound, m, self.R, s):
+            tc = verify_touch(h, self.motion, self.bound, s, ball, m, n_lo, n_hi, self.R, self.fps)
+            if tc is not None:
+                self._touch(tc)
+        moving = np.array([self.motion.anchor_at(b, h.time(m)) is None for b in range(len(self.ids))])
+        moving &= h.valid[m % h.size]
+        self.lines_out(self.lines.update(h, m, moving))
+
+    def _contact(self, c: Contact) -> bool:
+        key = (min(c.a, c.b), max(c.a, c.b))
+        if abs(c.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
+            return False
+        self.last_pair[key] = c.t
+        # the striker first: the faster ball before the contact
+        a, b = (c.a, c.b) if c.pieces[0].pre.speed >= c.pieces[1].pre.speed else (c.b, c.a)
+        extra: dict[str, Any] = {}
+        if c.review or abs(c.margin_mm) <= self.s.review_band_mm:
+            extra["margin_mm"] = round(c.margin_mm, 2)
+        if c.review:
+            extra["review"] = True
+        self._emit(
+            Event(EventType.BALL_CONTACT, c.t, 0, round(c.confidence, 4), balls=(self.ids[a], self.ids[b]), extra=extra)
+        )
+        if c.confidence >= 0.5:
+            self.last_hit[[c.a, c.b]] = np.maximum(self.last_hit[[c.a, c.b]], c.t)
+            self._frozen_push(c)
+        return True
+
+    def _frozen_push(self, c: Contact) -> None:
+        """A ball at rest frozen to a cushion, struck with an impulse into that cushion, touches it."""
+        for ball, direction, piece in ((c.b, c.u, c.pieces[1]), (c.a, -c.u, c.pieces[0])):
+            if not piece.at_rest_before:
+                continue
+            anchor = piece.pre.p0
+            for name, gap in self.table.frozen_cushions(anchor, self.s.frozen_tol_mm):
+                normal = np.asarray(self.table.cushions[name].normal)
+                if -float(np.dot(direction, normal)) >= self.s.frozen_push_min_cos:
+                    self.last_touch[(ball, name)] = c.t
+                    self._emit(
+                        Event(
+                            EventType.CUSHION,
+                            c.t,
+                            0,
+                            round(c.confidence, 4),
+                            ball=self.ids[ball],
+                            cushion=name,
+                            extra={"frozen": True, "gap_mm": round(gap, 2)},
+                        )
+                    )
+
+    def _touch(self, tc: Touch) -> None:
+        key = (tc.ball, tc.cushion)
+        if abs(tc.t - self.last_touch.get(key, -np.inf)) < self.s.refractory_s:
+            return
+        self.last_touch[key] = tc.t
+        extra: dict[str, Any] = {}
+        if tc.jaw is not None:
+            extra["jaw"] = tc.jaw
+        if tc.review or abs(tc.margin_mm) <= self.s.review_band_mm:
+            extra["margin_mm"] = round(tc.margin_mm, 2)
+        if tc.review:
+            extra["review"] = True
+        self._emit(
+            Event(
+                EventType.CUSHION,
+                tc.t,
+                0,
+                round(tc.confidence, 4),
+                ball=self.ids[tc.ball],
+                cushion=tc.cushion,
+                extra=extra,
+            )
+        )
+        if tc.jaw is not None and tc.confidence >= 0.5:
+            jaw_pts = self.table.pockets[tc.jaw]
+            p = tc.pieces.pre.at(tc.t)
+            jaw = min((jaw_pts.jaw_a, jaw_pts.jaw_b), key=lambda q: float(np.hypot(p[0] - q[0], p[1] - q[1])))
+            cr = self.lines.jaw_bounce(tc.ball, tc.jaw, float(jaw[0]), tc.t)
+            if cr is not None:
+                self.lines_out([cr])
+
+    def lines_out(self, crossings: list[Crossing]) -> None:
+        for cr in crossings:
+            self._emit(
+                Event(
+                    EventType.LINE_CROSS,
+                    cr.t,
+                    0,
+                    round(cr.confidence, 4),
+                    ball=self.ids[cr.ball],
+                    line=cr.line,
+                    to=cr.to,
+                    extra=dict(cr.extra),
+                )
+            )
+
+    def _gone(self, gone: list[Gone]) -> None:
+        for g in gone:
+            if g.kind == "pot":
+                self._emit(
+                    Event(
+                        EventType.POT, g.t, 0, g.confidence, ball=self.ids[g.ball], pocket=g.pocket, extra=dict(g.extra)
+                    )
+                )
+            else:
+                self._emit(Event(EventType.OFF_TABLE, g.t, 0, g.confidence, ball=self.ids[g.ball], extra=dict(g.extra)))
+
+    # --- starts from rest: collisions, strokes, disturbances ------------------------------------------
+    def _resolve_onsets(self, n: int, final: bool) -> None:
+        ready = [o for o, due in self.onsets if final or due <= n]
+        if not ready:
+            return
+        waiting = [(o, due) for o, due in self.onsets if not (final or due <= n)]
+        # an onset touching a waiting one waits with it, so that a group is judged together
+        held = [o for o in ready if any(self._together(o, w) for w, _ in waiting)]
+        self.onsets = waiting + [(o, n) for o in held]
+        ready = sorted((o for o in ready if o not in held), key=lambda o: o.t)
+        done: set[int] = set()
+        for o in ready:
+            if id(o) in done:
+                continue
+            group = [g for g in ready if id(g) not in done and self._together(o, g)]
+            done.update(id(g) for g in group)
+            self._judge_group(group)
+
+    def _together(self, a: Onset, b: Onset) -> bool:
+        if a is b:
+            return True
+        close = self.table.ball_gap(a.anchor, b.anchor) <= self.s.cause_gap_mm
+        return close and abs(a.t - b.t) <= self.s.cause_window_s
+
+    def _judge_group(self, group: list[Onset]) -> None:
+        uncaused = [o for o in group if not self._caused(o, group)]
+        if not uncaused:
+            return
+        if len(uncaused) < len(group):
+            return  # an outside cause set the group moving; its contacts were found by _caused
+        striker = choose_striker(group)
+        self.last_hit[striker.ball] = max(self.last_hit[striker.ball], striker.t)
+        for o in group:
+            if o is not striker:
+                self._contact_from_start(striker.ball, o)
+        self._uncaused_start(striker, group)
+
+    def _caused(self, o: Onset, group: list[Onset]) -> bool:
+        """True when a collision explains the start: a contact found already, or a moving or just-hit ball
+        outside the group within `cause_gap_mm` (its contact is then verified and reported)."""
+        b, s, t = o.ball, self.s, o.t
+        for (x, y), tc in self.last_pair.items():
+            if b in (x, y) and abs(tc - t) <= s.cause_window_s:
+                return True
+        members = {g.ball for g in group}
+        caused = False
+        c_here = self.hist.counter_at(t)
+        for a in range(len(self.ids)):
+            if a in members or self.motion.status(a) is Motion.GONE:
+                continue
+            tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
+            if len(tk) == 0:
+                continue
+            speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(tk[-1] - tk[0]), 1.0 / self.fps)
+            gap = float(np.min(np.hypot(*(xy - o.anchor).T))) - 2 * self.R
+            active = self.motion.anchor_at(a, t) is None or abs(self.last_hit[a] - t) <= s.cause_window_s
+            if active and gap <= s.cause_gap_mm + speed * s.cause_window_s:
+                caused = True
+                self._contact_from_start(a, o)
+        return caused
+
+    def _contact_from_start(self, a: int, o: Onset) -> None:
+        m = o.n_first - 1
+        n_hi = min(self.hist.newest, o.n_first + self.D)
+        c = verify_contact(self.hist, self.motion, self.s, a, o.ball, m, m - 1 - self.W, n_hi, self.R, self.fps)
+        if c is not None:
+            self._contact(c)
+            self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)
+
+    def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
+        s, b = self.s, o.ball
+        running = self.phase is ShotPhase.RUNNING
+        stroke = o.speed >= (s.early_stroke_min_speed_mm_s if running else s.stroke_min_speed_mm_s)
+        if not stroke:
+            info = {"speed_mm_s": round(o.speed, 1), "during_shot": running}
+            self._emit(Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info))
+            return
+        anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, o.t)) is not None}
+        for g in group:
+            anchors[g.ball] = g.anchor
+        for g in group:
+            self.lines.on_start(g.ball, g.anchor)
+        positions, frozen, touching = rest_layout(self.table, self.ids, anchors, s)
+        extra: dict[str, Any] = {"speed_mm_s": round(o.speed, 1)}
+        if running:
+            extra["early"] = True
+        idc = float(self.hist.id_conf[o.n_first % self.hist.size, b])
+        ev = Event(
+            EventType.SHOT_START,
+            o.t,
+            0,
+            round(0.95 * idc, 4),
+            ball=self.ids[b],
+            positions=positions,
+            frozen=frozen,
+            touching=touching,
+            extra=extra,
+        )
+        self.phase = ShotPhase.RUNNING
+        self.last_stop = o.t
+        near = [(self.table.ball_gap(o.anchor, p), x) for x, p in anchors.items() if x != b]
+        near = [(gap, x) for gap, x in near if gap <= s.push_gap_mm]
+        if not near:
+            self._emit(ev)
+            return
+        gap, obj = min(near)
+        self.pushes.append((ev, o, {"object": obj, "gap": gap, "anchor": anchors[obj]}, o.t + s.push_window_s))
+
+    def _finish_pushes(self, final: bool) -> None:
+        keep = []
+        for ev, o, info, due in self.pushes:
+            if not final and self.now < due:
+                keep.append((ev, o, info, due))
+                continue
+            obj = int(info["object"])
+            moved = self.motion.anchor_at(obj, min(due, self.now)) is None
+            obj_fit = None
+            if moved:
+                t_obj, xy_obj = self.hist.track(obj, o.n_first, o.n_first + self.D)
+                obj_fit = _start_of(o, obj, info["anchor"], t_obj, xy_obj, self.s)
+            _, xy_c = self.hist.track(o.ball, o.n_first, self.hist.counter_at(due))
+            cue_end = xy_c[-1] if len(xy_c) else None
+            geo = push_geometry(o, obj, info["anchor"], float(info["gap"]), obj_fit, cue_end, self.s)
+            geo["object"] = self.ids[obj]
+            self._emit(replace(ev, extra={**ev.extra, "push": geo}))
+        self.pushes = keep
+
+    # --- shot end ---------------------------------------------------------------------------------
+    def _moving(self) -> np.ndarray:
+        seen = self.now - self.last_seen < _LOST_S
+        return np.array([self.motion.status(b) is Motion.MOVING for b in range(len(self.ids))]) & seen
+
+    def _check_end(self, final: bool) -> None:
+        if self.phase is not ShotPhase.RUNNING or self.onsets or self.pushes:
+            return
+        if self._moving().any():
+            if not final:
+                return
+        elif not final and self.now - self.last_stop < self.s.settle_s:
+            return
+        anchors = {b: a for b in range(len(self.ids)) if (a := self.motion.anchor(b)) is not None}
+        positions, _, _ = rest_layout(self.table, self.ids, anchors, self.s)
+        extra: dict[str, Any] = {"settled_at": round(self.now, 4)}
+        if self._moving().any():
+            extra["truncated"] = True
+        self._emit(
+            Event(
+                EventType.SHOT_END,
+                max(self.last_stop, 0.0),
+                0,
+                1.0 if "truncated" not in extra else 0.5,
+                positions=positions,
+                extra=extra,
+            )
+        )
+        self.phase = ShotPhase.IDLE
+
+    # --- output -----------------------------------------------------------------------------------
+    def _emit(self, ev: Event) -> None:
+        self.out.append(replace(ev, frame=self._frame_of(ev.t)))
+
+    def _frame_of(self, t: float) -> int:
+        """The first frame at or after t (the first frame that shows the event)."""
+        c = self.hist.counter_at(t)
+        if self.hist.time(c) < t - 1e-9 and c + 1 <= self.hist.newest:
+            c += 1
+        return self.hist.frame_no(c)
+
+    def _release(self, final: bool) -> list[Event]:
+        mark = np.inf if final else self.now - self.s.emit_hold_s
+        if not final:
+            pending = [o.t for o, _ in self.onsets] + [o.t for _, o, _, _ in self.pushes]
+            if pending:
+                mark = min(mark, min(pending) - 1e-6)
+        ready = [e for e in self.out if e.t <= mark]
+        self.out = [e for e in self.out if e.t > mark]
+        return sorted(ready, key=lambda e: (e.t, _TYPE_ORDER[e.type]))
+
+
+def _start_of(
+    cue: Onset, obj: int, anchor: np.ndarray, t: np.ndarray, xy: np.ndarray, s: EventSettings
+) -> Onset | None:
+    """The object ball's start as an Onset-like record (its first moving samples), for the push geometry."""
+    fit = fit_line(t, xy, s.noise_moving_mm)
+    if fit is None:
+        return None
+    return Onset(obj, cue.t, cue.n_first, np.asarray(anchor, dtype=float), fit)

@@ -1,0 +1,82 @@
+"""A ring buffer of recent BallStates: the look-back and look-ahead the detectors fit tracks on."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.types import BallState, BallStates
+
+_SEEN = (BallState.STATIONARY, BallState.MOVING)
+
+
+class History:
+    """The last `size` frames of every ball; frame numbers here are the detector's own counter n = 0, 1, ...
+
+    A sample is valid when the tracker saw the ball (STATIONARY or MOVING) at a finite position; hidden,
+    unknown and gone balls leave gaps that the fits skip.
+    """
+
+    def __init__(self, ids: tuple[str, ...], size: int) -> None:
+        if size < 4:
+            raise ValueError(f"history size must be at least 4 frames, got {size}")
+        self.ids = ids
+        self.size = size
+        b = len(ids)
+        self.t = np.zeros(size)
+        self.frame = np.zeros(size, dtype=np.int64)
+        self.xy = np.full((size, b, 2), np.nan)
+        self.valid = np.zeros((size, b), dtype=bool)
+        self.state = np.full((size, b), BallState.UNKNOWN, dtype=np.int8)
+        self.id_conf = np.ones((size, b))
+        self.newest = -1  # counter of the newest frame
+
+    def push(self, s: BallStates) -> int:
+        if s.ids != self.ids:
+            raise ValueError(f"BallStates.ids changed: expected {self.ids}, got {s.ids}")
+        self.newest += 1
+        k = self.newest % self.size
+        self.t[k] = s.t
+        self.frame[k] = s.frame
+        self.xy[k] = s.xy_mm
+        self.state[k] = s.state
+        self.valid[k] = np.isin(s.state, _SEEN) & np.isfinite(s.xy_mm).all(axis=1)
+        self.id_conf[k] = np.clip(np.nan_to_num(s.id_confidence, nan=1.0), 0.0, 1.0)
+        return self.newest
+
+    @property
+    def oldest(self) -> int:
+        return max(0, self.newest - self.size + 1)
+
+    def has(self, n: int) -> bool:
+        return self.oldest <= n <= self.newest
+
+    def idx(self, n0: int, n1: int) -> np.ndarray:
+        """Ring indices of counters n0..n1 inclusive, clipped to what is held."""
+        n0, n1 = max(n0, self.oldest), min(n1, self.newest)
+        return np.arange(n0, n1 + 1) % self.size if n1 >= n0 else np.zeros(0, dtype=np.int64)
+
+    def time(self, n: int) -> float:
+        return float(self.t[n % self.size])
+
+    def frame_no(self, n: int) -> int:
+        return int(self.frame[n % self.size])
+
+    def track(self, ball: int, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray]:
+        """(times (K,), centres (K, 2)) of the valid samples of one ball in n0..n1."""
+        k = self.idx(n0, n1)
+        ok = self.valid[k, ball]
+        return self.t[k][ok], self.xy[k, ball][ok]
+
+    def dt(self) -> float:
+        """The median frame interval of what is held (1/fps)."""
+        k = self.idx(self.newest - 30, self.newest)
+        if len(k) < 2:
+            return 0.0
+        return float(np.median(np.diff(self.t[k])))
+
+    def counter_at(self, t: float) -> int:
+        """The counter of the last frame at or before time t (the oldest held if t is earlier)."""
+        k = self.idx(self.oldest, self.newest)
+        times = self.t[k]
+        j = int(np.searchsorted(times, t, side="right")) - 1
+        return self.oldest + max(j, 0)

@@ -1,0 +1,85 @@
+"""Two straight pieces of one ball's track around a split frame: the velocity change (kink) they show.
+
+Every collision detector (ball-ball, cushion, jaw) asks the same question: split the track at frame j,
+fit a line before and after, and how large is the velocity change, and when did it happen. A ball at
+rest before the split is the fixed point of its rest anchor (zero velocity, known precisely).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from vision.events.fit import LineFit, fit_line, fixed_point
+from vision.events.history import History
+from vision.events.settings import EventSettings
+
+
+class RestLookup(Protocol):
+    def anchor_at(self, b: int, t: float) -> np.ndarray | None: ...
+
+
+@dataclass(frozen=True)
+class Pieces:
+    pre: LineFit
+    post: LineFit
+    chi2: float  # squared residuals over the noise variance, both pieces
+    at_rest_before: bool
+
+    @property
+    def dv(self) -> np.ndarray:
+        return self.post.v - self.pre.v
+
+    @property
+    def sigma_dv(self) -> float:
+        return float(np.hypot(self.pre.sigma_v, self.post.sigma_v))
+
+    def kink_time(self) -> float | None:
+        """When the two lines come closest to meeting (the kink), None if they are parallel."""
+        w = self.pre.v - self.post.v
+        ww = float(np.dot(w, w))
+        if ww <= 1e-9:
+            return None
+        c = (self.pre.p0 - self.pre.v * self.pre.t0) - (self.post.p0 - self.post.v * self.post.t0)
+        return -float(np.dot(c, w)) / ww
+
+
+def pieces(hist: History, rest: RestLookup, s: EventSettings, b: int, j: int, n_lo: int, n_hi: int) -> Pieces | None:
+    """Fit ball b on counters n_lo..j (before) and j+1..n_hi (after); None without enough samples."""
+    t_pre, xy_pre = hist.track(b, n_lo, j)
+    t_post, xy_post = hist.track(b, j + 1, n_hi)
+    if len(t_post) < 2:
+        return None
+    post = fit_line(t_post, xy_post, s.noise_moving_mm)
+    if post is None:
+        return None
+    anchor = rest.anchor_at(b, hist.time(j))
+    if anchor is not None:
+        pre = fixed_point(anchor, hist.time(j), s.noise_rest_mm, 30)
+        chi2_pre = float(np.sum((xy_pre - anchor) ** 2)) / s.noise_rest_mm**2 if len(t_pre) else 0.0
+    else:
+        fitted = fit_line(t_pre, xy_pre, s.noise_moving_mm)
+        if fitted is None:
+            return None
+        pre = fitted
+        chi2_pre = float(np.sum((xy_pre - pre.at(t_pre)) ** 2)) / s.noise_moving_mm**2
+    chi2_post = float(np.sum((xy_post - post.at(t_post)) ** 2)) / s.noise_moving_mm**2
+    return Pieces(pre, post, chi2_pre + chi2_post, anchor is not None)
+
+
+def best_split(
+    hist: History, rest: RestLookup, s: EventSettings, balls: tuple[int, ...], splits: range, n_lo: int, n_hi: int
+) -> tuple[int, list[Pieces]] | None:
+    """The split (last frame before the kink) whose pieces fit all the balls best, with their pieces."""
+    best: tuple[float, int, list[Pieces]] | None = None
+    for j in splits:
+        fits = [pieces(hist, rest, s, b, j, n_lo, n_hi) for b in balls]
+        if any(f is None for f in fits):
+            continue
+        got = [f for f in fits if f is not None]
+        total = sum(f.chi2 for f in got)
+        if best is None or total < best[0]:
+            best = (total, j, got)
+    return None if best is None else (best[1], best[2])

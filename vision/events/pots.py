@@ -1,0 +1,111 @@
+"""Pots, jumps and hanging balls, from the tracker's POTTED / OFF_TABLE states and from vanishing tracks.
+
+- The tracker marks a ball POTTED: a pot in the pocket whose mouth is nearest the last seen centre
+  (confidence lowered when that mouth is farther than `pocket_reach_mm`). The time is half a frame after
+  the last frame the ball was seen on the bed.
+- A moving ball that goes unseen for `vanish_s` with its last centre near a pocket mouth and heading into
+  it: a pot (confidence 0.8); with its last centre off the bed elsewhere: off_table (0.6).
+- A ball that rattles in the jaws and comes back is never marked gone, so it is not a pot (1.22.5).
+- A ball that comes to rest hanging in a mouth (centre farther out than a ball frozen to the cushion could
+  be) and drops later is a pot with extra {"hanging": true}, plus {"late": true} when the shot had ended (1.23).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from calibration.table import Table
+from vision.events.history import History
+from vision.events.settings import EventSettings
+from vision.types import BallState
+
+
+@dataclass(frozen=True)
+class Gone:
+    ball: int
+    kind: str  # "pot" or "off_table"
+    t: float
+    pocket: str | None
+    confidence: float
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+class PotWatcher:
+    def __init__(self, table: Table, s: EventSettings, n_balls: int, fps: float) -> None:
+        self.table = table
+        self.s = s
+        self.fps = fps
+        self.gone = np.zeros(n_balls, dtype=bool)
+        self.last_t = np.full(n_balls, np.nan)
+        self.last_xy = np.full((n_balls, 2), np.nan)
+        self.prev_xy = np.full((n_balls, 2), np.nan)
+        self.hanging: dict[int, str] = {}
+
+    def on_rest(self, b: int, anchor: np.ndarray) -> None:
+        """Remember a ball resting in a pocket mouth (hanging)."""
+        pocket = self.table.pocket_at(anchor)
+        inside = min(self.table.half_length - abs(anchor[0]), self.table.half_width - abs(anchor[1]))
+        if pocket is not None and inside < self.table.ball_radius - self.s.frozen_tol_mm:
+            self.hanging[b] = pocket
+        else:
+            self.hanging.pop(b, None)
+
+    def on_start(self, b: int) -> None:
+        self.hanging.pop(b, None)
+
+    def update(self, hist: History, n: int, moving: np.ndarray, shot_running: bool) -> list[Gone]:
+        k = n % hist.size
+        t_now = hist.time(n)
+        out = []
+        for b in range(len(self.gone)):
+            code = BallState(int(hist.state[k, b]))
+            if hist.valid[k, b]:
+                if self.gone[b]:
+                    self.gone[b] = False  # back in play (spotted, or it jumped back)
+                self.prev_xy[b] = self.last_xy[b]
+                self.last_t[b], self.last_xy[b] = t_now, hist.xy[k, b]
+                continue
+            if self.gone[b] or not np.isfinite(self.last_t[b]):
+                continue
+            t_gone = float(self.last_t[b]) + 0.5 / self.fps
+            if code is BallState.POTTED:
+                out.append(self._pot(b, t_gone, 1.0, shot_running))
+            elif code is BallState.OFF_TABLE:
+                out.append(Gone(b, "off_table", t_gone, None, 1.0))
+            elif moving[b] and t_now - self.last_t[b] >= self.s.vanish_s:
+                gone = self._vanished(b, t_gone, shot_running)
+                if gone is None:
+                    continue
+                out.append(gone)
+            else:
+                continue
+            self.gone[b] = True
+        return out
+
+    def _pot(self, b: int, t: float, conf: float, shot_running: bool) -> Gone:
+        xy = self.last_xy[b]
+        name, dist = self.table.nearest_pocket(xy)
+        if dist > self.s.pocket_reach_mm:
+            conf = min(conf, 0.6)
+        extra: dict[str, object] = {}
+        if b in self.hanging:
+            name = self.hanging.pop(b)
+            extra["hanging"] = True
+            if not shot_running:
+                extra["late"] = True
+        return Gone(b, "pot", t, name, conf, extra)
+
+    def _vanished(self, b: int, t: float, shot_running: bool) -> Gone | None:
+        """A moving ball lost from view: potted near a mouth, off the table beyond the bed, else hidden."""
+        xy = self.last_xy[b]
+        name, dist = self.table.nearest_pocket(xy)
+        if dist <= self.s.pocket_reach_mm:
+            heading = xy - self.prev_xy[b]
+            outward = np.asarray(self.table.pockets[name].outward)
+            if not np.all(np.isfinite(heading)) or float(np.dot(heading, outward)) >= 0:
+                return self._pot(b, t, 0.8, shot_running)
+        if not self.table.on_bed(xy, margin_mm=self.table.ball_radius * 0.5):
+            return Gone(b, "off_table", t, None, 0.6)
+        return None  # hidden mid-table (an arm over it): wait for the tracker

@@ -1,0 +1,79 @@
+"""Thresholds of the event detector, each with its physical meaning and unit.
+
+Durations are seconds and are turned into frame counts with the stream's fps (`frames`), never by assuming
+60 fps. Distances are mm on the bed, speeds mm/s. Defaults suit an overhead camera whose tracker reports
+ball centres with about 1-2 mm noise at rest and 4-6 mm in motion.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EventSettings:
+    """Every threshold of `EventDetector`; see docs/event-schema.md for how each one is used."""
+
+    # --- measurement noise of the tracker (1 sigma, per axis) --------------------------------------
+    noise_rest_mm: float = 1.5  # position noise of a ball at rest
+    noise_moving_mm: float = 5.0  # position noise of a moving ball
+
+    # --- rest / motion ---------------------------------------------------------------------------
+    onset_mm: float = 6.0  # a resting ball moves when its centre leaves its rest anchor by more than this
+    onset_strong_mm: float = 15.0  # ... confirmed on one frame beyond this (else two consecutive frames)
+    rest_radius_mm: float = 4.0  # a ball is at rest when every centre of the rest window is this close to their mean
+    rest_window_s: float = 0.2  # ... over this long
+    settle_s: float = 0.25  # every ball at rest this long after the last one stopped: the shot has ended
+    vanish_s: float = 0.1  # a moving ball unseen this long near a pocket mouth / off the bed is potted / off
+
+    # --- strokes and disturbances ----------------------------------------------------------------
+    stroke_min_speed_mm_s: float = 100.0  # uncaused start from rest, no shot running: a stroke at or above
+    early_stroke_min_speed_mm_s: float = 600.0  # uncaused start while a shot runs: a stroke (1.14.2) at or above
+    cause_gap_mm: float = 6.0  # a ball starting within this gap of a moving / just-hit ball was set moving by it
+    cause_window_s: float = 0.05  # ... if that ball moved or was hit within this time of the start
+
+    # --- fitting windows around an event -----------------------------------------------------------
+    fit_before_s: float = 0.07  # straight-line fit of the track before a kink
+    lookahead_s: float = 0.07  # ... and after it; this is the detection latency
+    emit_hold_s: float = 0.09  # events are released in time order once the stream is this far past them
+
+    # --- contacts and cushions ---------------------------------------------------------------------
+    contact_gate_mm: float = 12.0  # candidate when the sampled gap is below this plus the distance run in a frame
+    kink_z: float = 4.0  # a velocity change is real at this many standard errors along the impulse normal
+    kink_z_review: float = 2.5  # ... between this and kink_z: reported with low confidence for review
+    kink_min_mm_s: float = 60.0  # ... and never below this change of speed along the normal
+    review_band_mm: float = 3.0  # an event resting on a gap within this many mm of contact is flagged for review
+    frozen_tol_mm: float = 3.0  # at rest, a gap to a cushion nose within this: frozen (shot_start.frozen)
+    touch_tol_mm: float = 3.0  # at rest, a gap between two balls within this: touching (shot_start.touching)
+    frozen_push_min_cos: float = 0.17  # a frozen ball struck with an impulse this far into its cushion touches it
+    refractory_s: float = 0.05  # a second event of the same pair / ball and boundary within this is the same one
+
+    # --- lines ---------------------------------------------------------------------------------------
+    on_line_tol_mm: float = 0.5  # a rest centre this close to a line is on it (1.20 note 3), as the engine reads it
+    line_hysteresis_mm: float = 3.0  # a smoothed centre this far past a line has crossed it
+
+    # --- push shots (1.19) ---------------------------------------------------------------------------
+    push_gap_mm: float = 5.0  # cue ball this close to an object ball at the stroke: push geometry reported
+    push_window_s: float = 0.1  # how long after the stroke the push outcome is judged
+    push_forward_mm: float = 4.0  # cue ball moving this far along the line of centres after the object moved
+
+    # --- pots ----------------------------------------------------------------------------------------
+    pocket_reach_mm: float = 120.0  # a ball last seen within this of a mouth centre went into that pocket
+
+    # --- history -------------------------------------------------------------------------------------
+    history_s: float = 1.5  # frames kept for fitting and look-back
+
+    def __post_init__(self) -> None:
+        for name, value in self.__dict__.items():
+            if not (isinstance(value, float | int) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"EventSettings.{name} must be a finite number >= 0, got {value!r}")
+        if self.kink_z_review > self.kink_z:
+            raise ValueError(f"kink_z_review ({self.kink_z_review}) must not exceed kink_z ({self.kink_z})")
+
+
+def frames(seconds: float, fps: float, minimum: int = 1) -> int:
+    """A duration in whole frames at the stream's fps (rounded, at least `minimum`)."""
+    if fps <= 0 or not math.isfinite(fps):
+        raise ValueError(f"fps must be a positive finite number, got {fps!r}")
+    return max(minimum, round(seconds * fps))
