@@ -1,0 +1,246 @@
+"""Finding the table in a frame: the cloth, its outline, and sub-pixel edge points on the cushion noses.
+
+No colour is hard-coded: the cloth colour is the dominant chroma of the low-texture pixels around the image
+centre, so green, blue or red cloth all work. Everything before the edge search runs on a downscaled copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.result import CalibrationError
+
+WORK_WIDTH = 480  # width of the downscaled copy used to find the cloth
+NOT_FOUND = "could not find the table: give the four bed corners with --corners x1,y1,x2,y2,x3,y3,x4,y4"
+
+
+@dataclass(frozen=True)
+class ClothRegion:
+    """The cloth found in a frame (full-resolution pixel coordinates)."""
+
+    quad: np.ndarray  # (4, 2) outline corners, image order (counter-clockwise in the image)
+    ab: tuple[float, float]  # the cloth chroma in Lab (a, b)
+    mask_fraction: float  # share of the frame covered by the cloth region
+
+
+@dataclass(frozen=True)
+class SideEdges:
+    """Edge points found along one side of the outline, kept by a robust curve fit.
+
+    `inner` is the first edge met coming from the bed. When the camera sees the cushion's face below the
+    nose (a darker band: the usual view from above the bed), `inner` is the bed's edge (z = 0) and `outer`
+    the nose itself (z = nose height); otherwise `outer` is empty and `inner` is the nose.
+    """
+
+    inner: np.ndarray  # (N, 2) full-resolution pixels
+    outer: np.ndarray  # (M, 2)
+    candidates: int  # profiles searched
+    inlier_fraction: float
+
+    @property
+    def has_face(self) -> bool:
+        return len(self.outer) >= max(8, 0.3 * self.candidates)
+
+
+def to_lab(image_bgr: np.ndarray) -> np.ndarray:
+    """float32 Lab with L in 0..100 and a, b around 0."""
+    return cv2.cvtColor(image_bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+
+
+def check_image(image: np.ndarray) -> np.ndarray:
+    """A BGR uint8 image or a CalibrationError naming what is wrong with it."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3):
+        shape = getattr(image, "shape", None)
+        raise CalibrationError(f"expected an image array (H, W, 3), got shape {shape}")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] != 3:
+        raise CalibrationError(f"expected a 3-channel BGR image, got shape {image.shape}")
+    if min(image.shape[:2]) < 120:
+        raise CalibrationError(f"image too small to calibrate from: {image.shape[1]}x{image.shape[0]}")
+    return np.ascontiguousarray(image.astype(np.uint8))
+
+
+def find_cloth(image_bgr: np.ndarray) -> ClothRegion:
+    """The largest fairly uniform region of one colour, taken as the cloth, and its quadrilateral outline."""
+    h, w = image_bgr.shape[:2]
+    scale = WORK_WIDTH / w
+    small = cv2.resize(image_bgr, (WORK_WIDTH, max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+    lab = cv2.GaussianBlur(to_lab(small), (5, 5), 0)
+    sh, sw = lab.shape[:2]
+    grad = cv2.magnitude(cv2.Sobel(lab[..., 0], cv2.CV_32F, 1, 0), cv2.Sobel(lab[..., 0], cv2.CV_32F, 0, 1))
+    chroma = np.hypot(lab[..., 1], lab[..., 2])
+    # low texture, not black/white, within the central part of the frame: cloth candidates
+    centre = np.zeros((sh, sw), bool)
+    centre[int(0.2 * sh) : int(0.8 * sh), int(0.2 * sw) : int(0.8 * sw)] = True
+    cand = centre & (grad < np.percentile(grad[centre], 60)) & (chroma > 6.0) & (lab[..., 0] > 8.0)
+    if cand.sum() < 0.02 * sh * sw:
+        raise CalibrationError(f"{NOT_FOUND} (no uniform coloured region near the image centre)")
+    # dominant chroma: the peak of a 2-D histogram of (a, b)
+    hist, ae, be = np.histogram2d(lab[..., 1][cand], lab[..., 2][cand], bins=64, range=[[-100, 100], [-100, 100]])
+    hist = cv2.GaussianBlur(hist.astype(np.float32), (5, 5), 0)
+    ia, ib = np.unravel_index(int(np.argmax(hist)), hist.shape)
+    a0, b0 = (ae[ia] + ae[ia + 1]) / 2.0, (be[ib] + be[ib + 1]) / 2.0
+    near = cand & (np.hypot(lab[..., 1] - a0, lab[..., 2] - b0) < 12.0)
+    if near.sum() < 0.02 * sh * sw:
+        raise CalibrationError(f"{NOT_FOUND} (no dominant cloth colour)")
+    a0, b0 = float(np.median(lab[..., 1][near])), float(np.median(lab[..., 2][near]))
+    # hue-like distance: the direction of (a, b) matters more than its length, which lamps wash out
+    c0 = float(np.hypot(a0, b0))
+    da, db = lab[..., 1] - a0, lab[..., 2] - b0
+    along = (lab[..., 1] * a0 + lab[..., 2] * b0) / max(c0, 1e-6)
+    across = np.abs(lab[..., 1] * b0 - lab[..., 2] * a0) / max(c0, 1e-6)
+    spread = float(np.percentile(np.hypot(da, db)[near], 90))
+    tol = max(8.0, 2.5 * spread)
+    mask = (across < tol) & (along > 0.35 * c0) & (along < 1.8 * c0 + tol)
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    if n < 2:
+        raise CalibrationError(f"{NOT_FOUND} (no cloth region)")
+    # the component that holds most of the candidate pixels, not merely the largest
+    votes = np.bincount(labels[near], minlength=n)
+    votes[0] = 0
+    k = int(np.argmax(votes))
+    region = (labels == k).astype(np.uint8)
+    frac = float(region.sum()) / (sh * sw)
+    if frac < 0.08:
+        raise CalibrationError(f"{NOT_FOUND} (the cloth region covers only {100 * frac:.0f}% of the frame)")
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    quad = _quad_from_hull(hull.reshape(-1, 2).astype(np.float64))
+    if quad is None:
+        raise CalibrationError(f"{NOT_FOUND} (the cloth outline is not a quadrilateral)")
+    # the hull must be filled well by the cloth: a table, not a blob
+    fill = float(region.sum()) / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
+    if fill < 0.75:
+        raise CalibrationError(f"{NOT_FOUND} (the cloth region is not table-shaped: fills {100 * fill:.0f}%)")
+    return ClothRegion(quad=quad / scale, ab=(a0, b0), mask_fraction=frac)
+
+
+def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
+    """Four corners of a convex outline: the four longest edges of a simplified polygon, extended to meet.
+
+    Pockets cut the cloth's corners, so the outline has chamfers; extending the long edges undoes them.
+    """
+    poly = hull.astype(np.float32).reshape(-1, 1, 2)
+    approx = cv2.approxPolyDP(poly, 0.01 * cv2.arcLength(poly, True), True).reshape(-1, 2).astype(np.float64)
+    if len(approx) < 4:
+        return None
+    edges = np.roll(approx, -1, axis=0) - approx
+    longest = np.sort(np.argsort(-np.linalg.norm(edges, axis=1))[:4])
+    corners = []
+    for k in range(4):
+        i, j = longest[k - 1], longest[k]
+        A = np.column_stack([edges[i], -edges[j]])
+        if abs(np.linalg.det(A)) < 1e-9:
+            return None
+        s = np.linalg.solve(A, approx[j] - approx[i])
+        corners.append(approx[i] + s[0] * edges[i])
+    quad = _order_ccw(np.asarray(corners))
+    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return None
+    return quad
+
+
+def _order_ccw(pts: np.ndarray) -> np.ndarray:
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    return pts[np.argsort(ang)]
+
+
+def side_edges(
+    lab_full: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    inward: np.ndarray,
+    reach_in_px: float,
+    reach_out_px: float,
+    max_band_px: float,
+    n_profiles: int = 140,
+    seed: int = 0,
+) -> SideEdges:
+    """Edge points of the cushion along the outline side a -> b.
+
+    Each profile runs from inside the bed outwards across the outline. The first strong edge met is the
+    bed's end (or the nose when no face shows); a second edge of opposite sign within `max_band_px` is the
+    nose above the cushion face. Balls, arms, cues and pocket gaps give other edges: the robust curve fit
+    drops them.
+    """
+    d = (b - a) / np.linalg.norm(b - a)
+    t = np.linspace(0.07, 0.93, n_profiles)
+    base = a[None, :] + t[:, None] * (b - a)[None, :]
+    step = 0.5
+    s = np.arange(-reach_in_px, reach_out_px, step)  # position along the outward normal
+    pts = base[:, None, :] - s[None, :, None] * inward[None, None, :]
+    prof = cv2.remap(lab_full[..., 0], pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    dl = np.zeros(prof.shape, np.float32)
+    dl[:, 1:-1] = (prof[:, 2:] - prof[:, :-2]) / (2 * step)
+    inside = (pts[..., 0] >= 0) & (pts[..., 1] >= 0)
+    inside &= (pts[..., 0] <= lab_full.shape[1] - 1) & (pts[..., 1] <= lab_full.shape[0] - 1)
+    dl[~inside] = 0.0
+    band = int(max_band_px / step)
+    inner, outer = [], []
+    for i in range(n_profiles):
+        g = dl[i]
+        half = max(len(g) // 3, 4)
+        noise = 1.4826 * float(np.median(np.abs(g[:half] - np.median(g[:half]))))
+        thr = max(1.5, 6.0 * noise, 0.2 * float(np.abs(g).max()))
+        strong = np.flatnonzero(np.abs(g) >= thr)
+        if len(strong) == 0:
+            continue
+        j = _peak(np.abs(g), int(strong[0]))
+        inner.append(base[i] - (s[0] + j * step) * inward)
+        sign = np.sign(g[int(round(j))])
+        k0 = int(round(j)) + 2
+        opp = np.flatnonzero(-sign * g[k0 : k0 + band] >= thr)
+        if len(opp):
+            k = _peak(-sign * g, k0 + int(opp[0]))
+            outer.append(base[i] - (s[0] + k * step) * inward)
+    if len(inner) < 8:
+        return SideEdges(np.zeros((0, 2)), np.zeros((0, 2)), n_profiles, 0.0)
+    p = np.asarray(inner)
+    keep = ransac_curve(p, d, tol_px=1.5, seed=seed)
+    q = np.asarray(outer) if len(outer) >= 8 else np.zeros((0, 2))
+    keep_q = ransac_curve(q, d, tol_px=1.5, seed=seed) if len(q) else np.zeros(0, bool)
+    return SideEdges(p[keep], q[keep_q], n_profiles, float(keep.sum()) / n_profiles)
+
+
+def _peak(g: np.ndarray, j: int) -> float:
+    """Climb from index j to the local maximum of g; sub-sample position by a parabola."""
+    while j + 1 < len(g) and g[j + 1] >= g[j]:
+        j += 1
+    if 0 < j < len(g) - 1:
+        den = g[j - 1] - 2 * g[j] + g[j + 1]
+        if den < 0:
+            return j + 0.5 * (g[j - 1] - g[j + 1]) / den
+    return float(j)
+
+
+def ransac_curve(p: np.ndarray, direction: np.ndarray, tol_px: float, seed: int = 0, iters: int = 300) -> np.ndarray:
+    """Inliers of a gently curved line (a quadratic in the side's own frame: lens distortion bends it)."""
+    rng = np.random.default_rng(seed)
+    normal = np.array([-direction[1], direction[0]])
+    u = (p - p.mean(axis=0)) @ direction
+    v = (p - p.mean(axis=0)) @ normal
+    scale = max(float(np.abs(u).max()), 1.0)
+    un = u / scale
+    A = np.column_stack([np.ones_like(un), un, un * un])
+    best = np.zeros(len(p), bool)
+    for _ in range(iters):
+        idx = rng.choice(len(p), 3, replace=False)
+        try:
+            coef = np.linalg.solve(A[idx], v[idx])
+        except np.linalg.LinAlgError:
+            continue
+        inl = np.abs(A @ coef - v) < tol_px
+        if inl.sum() > best.sum():
+            best = inl
+    if best.sum() >= 3:
+        # one refit on the inliers, then the final inlier set
+        coef, *_ = np.linalg.lstsq(A[best], v[best], rcond=None)
+        best = np.abs(A @ coef - v) < tol_px
+    return best

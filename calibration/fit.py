@@ -1,0 +1,178 @@
+"""Fitting the camera (focal length, radial distortion k1 k2, pose) to cushion-nose points and spots.
+
+Residuals are in table millimetres: each nose edge pixel is cast onto the plane z = nose height and must land
+on its cushion's line (x = +-L/2 or y = +-W/2); each spot pixel is cast onto the bed (z = 0) and must land on
+the spot. The principal point stays at the image centre: a single view of a plane cannot pin it down.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from scipy.optimize import least_squares
+
+from calibration.camera import CameraModel
+from calibration.table import Table
+
+# table side by the pair of bed-corner indices (Table.bed_corners order) it joins: (axis, sign)
+SIDE_OF_CORNERS = {
+    frozenset((0, 1)): ("front", 0, -1.0),
+    frozenset((1, 2)): ("left", 1, 1.0),
+    frozenset((2, 3)): ("rear", 0, 1.0),
+    frozenset((3, 0)): ("right", 1, -1.0),
+}
+SIDE_ORDER = ("front", "left", "rear", "right")
+_CRIT = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-10)
+
+
+@dataclass(frozen=True)
+class Observations:
+    """What the camera must explain: pixels at a known height that lie on a known table line.
+
+    Row i: the pixel px[i], cast onto the plane z = z[i], must have coordinate `axis[i]` (0: x, 1: y) equal
+    to value[i] mm. Cushion edges give one row per point; a spot gives two (its x and its y).
+    """
+
+    px: np.ndarray  # (N, 2)
+    z: np.ndarray  # (N,)
+    axis: np.ndarray  # (N,) int
+    value: np.ndarray  # (N,) mm
+    side: np.ndarray  # (N,) index into SIDE_ORDER for cushion rows, -1 for markings
+
+    def __len__(self) -> int:
+        return len(self.px)
+
+    def subset(self, keep: np.ndarray) -> Observations:
+        return Observations(self.px[keep], self.z[keep], self.axis[keep], self.value[keep], self.side[keep])
+
+    def flipped(self) -> Observations:
+        """Relabelled for the table turned end for end (x -> -x, y -> -y)."""
+        side = np.where(self.side >= 0, (self.side + 2) % 4, self.side)
+        return Observations(self.px, self.z, self.axis, -self.value, side)
+
+    @staticmethod
+    def concat(parts: list[Observations]) -> Observations:
+        return Observations(
+            np.vstack([p.px.reshape(-1, 2) for p in parts]),
+            np.concatenate([p.z for p in parts]),
+            np.concatenate([p.axis for p in parts]).astype(int),
+            np.concatenate([p.value for p in parts]),
+            np.concatenate([p.side for p in parts]).astype(int),
+        )
+
+    @staticmethod
+    def rows(px: np.ndarray, z: float, axis: int, value: float, side: int) -> Observations:
+        n = len(px)
+        return Observations(np.asarray(px, float).reshape(-1, 2), np.full(n, z), np.full(n, axis, int),
+                            np.full(n, value), np.full(n, side, int))
+
+
+def unproject(px: np.ndarray, z: np.ndarray | float, K: np.ndarray, dist: np.ndarray, rvec: np.ndarray,
+              tvec: np.ndarray) -> np.ndarray:
+    """(N, 2) pixels -> (N, 2) table mm on the plane(s) at height z."""
+    if len(px) == 0:
+        return np.zeros((0, 2))
+    norm = cv2.undistortPointsIter(px.reshape(-1, 1, 2), K, dist, None, None, _CRIT).reshape(-1, 2)
+    R = cv2.Rodrigues(rvec)[0]
+    rays = np.column_stack([norm, np.ones(len(norm))]) @ R
+    c = -R.T @ tvec
+    s = (np.asarray(z, float) - c[2]) / rays[:, 2]
+    return c[None, :2] + s[:, None] * rays[:, :2]
+
+
+N_PARAMS = 11  # log f, k1, k2, rvec (3), tvec (3), cx, cy
+PP_PRIOR_PX = 15.0  # the principal point stays near the image centre: 1 mm of residual per this many px
+
+
+def _unpack(x: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    f = math.exp(x[0])
+    K = np.array([[f, 0.0, x[9]], [0.0, f, x[10]], [0.0, 0.0, 1.0]])
+    dist = np.array([x[1], x[2], 0.0, 0.0, 0.0])
+    return K, dist, x[3:6].copy(), x[6:9].copy()
+
+
+def residuals_mm(x: np.ndarray, obs: Observations, width: int, height: int) -> np.ndarray:
+    K, dist, rvec, tvec = _unpack(x, width, height)
+    xy = unproject(obs.px, obs.z, K, dist, rvec, tvec)
+    return xy[np.arange(len(xy)), obs.axis] - obs.value
+
+
+def camera_from_x(x: np.ndarray, width: int, height: int) -> CameraModel:
+    K, dist, rvec, tvec = _unpack(x, width, height)
+    return CameraModel(K, dist, rvec, tvec, width, height)
+
+
+def x_from_camera(cam: CameraModel) -> np.ndarray:
+    return np.concatenate([[math.log(cam.K[0, 0]), cam.dist[0], cam.dist[1]], cam.rvec, cam.tvec,
+                           [cam.K[0, 2], cam.K[1, 2]]])
+
+
+def init_from_corners(
+    corners_px: np.ndarray, table: Table, z: float, width: int, height: int
+) -> tuple[CameraModel, tuple[int, ...], float]:
+    """A distortion-free camera from four image corners of the rectangle at height z.
+
+    Tries every consistent assignment of image corners to table corners and a range of focal lengths;
+    returns the camera, the assignment (table corner index for each image corner) and the RMS pixel error.
+    """
+    # solved on the plane z = 0 (IPPE wants it), then lifted: X_cam = R (X + z e3) + t
+    obj = np.column_stack([table.bed_corners, np.zeros(4)]).astype(np.float64)
+    best: tuple[float, CameraModel | None, tuple[int, ...]] = (math.inf, None, (0, 1, 2, 3))
+    perms = [tuple((k + i) % 4 for i in range(4)) for k in range(4)]
+    perms += [tuple(reversed(p)) for p in perms]
+    for f in np.geomspace(0.25, 4.0, 41) * width:
+        K = np.array([[f, 0.0, width / 2.0], [0.0, f, height / 2.0], [0.0, 0.0, 1.0]])
+        for perm in perms:
+            img = corners_px[np.argsort(perm)].astype(np.float64)  # image point for table corner 0..3
+            ok, rvec, tvec = cv2.solvePnP(obj, img, K, None, flags=cv2.SOLVEPNP_IPPE)
+            if not ok:
+                continue
+            R = cv2.Rodrigues(rvec)[0]
+            if (-R.T @ tvec.reshape(3))[2] <= 0.0:  # the camera must be above the table
+                continue
+            proj, _ = cv2.projectPoints(obj, rvec, tvec, K, None)
+            err = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
+            if err < best[0]:
+                t_lift = tvec.reshape(3) - R @ np.array([0.0, 0.0, z])
+                cam = CameraModel(K, np.zeros(5), rvec.reshape(3), t_lift, width, height)
+                best = (err, cam, perm)
+    if best[1] is None:
+        raise ValueError("no camera above the table explains the four corners")
+    return best[1], best[2], best[0]
+
+
+def refine(
+    cam0: CameraModel, obs: Observations, fit_k2: bool = True, fit_pp: bool = False, f_scale_mm: float = 1.5
+) -> tuple[CameraModel, np.ndarray]:
+    """Robust least squares from cam0; returns the camera and the per-row residuals (mm)."""
+    w, h = cam0.width, cam0.height
+    x0 = x_from_camera(cam0)
+    if not fit_k2:
+        x0[2] = 0.0
+    mask = np.ones(N_PARAMS, bool)
+    mask[2] = fit_k2
+    mask[9:11] = fit_pp
+    centre = np.array([w / 2.0, h / 2.0])
+
+    def fun(xf: np.ndarray) -> np.ndarray:
+        x = x0.copy()
+        x[mask] = xf
+        r = residuals_mm(x, obs, w, h)
+        if fit_pp:
+            r = np.concatenate([r, (x[9:11] - centre) / PP_PRIOR_PX])
+        return r
+
+    sol = least_squares(fun, x0[mask], loss="soft_l1", f_scale=f_scale_mm, x_scale="jac", max_nfev=400)
+    x = x0.copy()
+    x[mask] = sol.x
+    return camera_from_x(x, w, h), residuals_mm(x, obs, w, h)
+
+
+def flip_180(cam: CameraModel) -> CameraModel:
+    """The same camera with the table's ends swapped (x -> -x, y -> -y): the table's own symmetry."""
+    Rz = np.diag([-1.0, -1.0, 1.0])
+    rvec = cv2.Rodrigues(cam.R @ Rz)[0].reshape(3)
+    return CameraModel(cam.K, cam.dist, rvec, cam.tvec, cam.width, cam.height)
