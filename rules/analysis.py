@@ -1,0 +1,225 @@
+"""What happened in one shot, read from its events: the facts every rule set judges from.
+
+Nothing here decides a foul or a score; `rules.fouls` and `rules.games` do. This module finds the struck
+ball, the first contact (1.5, with the touching-ball reading of 1.19.2), the 1.20 chain, pots (with the
+jump-back of 1.22.5 and the hanging balls of 1.23), jumped balls (1.24) and disturbed balls (1.17).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from calibration.table import Table
+from rules.chain import ChainResult, FrozenInfo, frozen_table, judge_chain
+from rules.events import Event, EventType
+from rules.records import ShotRecord
+from rules.settings import RulesSettings
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Pot:
+    ball: str
+    pocket: str | None
+    event: Event
+
+
+@dataclass(frozen=True)
+class PushCheck:
+    """1.19: a push (foul), not a push, or undecidable from the data (review)."""
+
+    foul: bool
+    review: bool
+    text: str
+
+
+@dataclass
+class ShotFacts:
+    struck: str
+    start_positions: dict[str, Point]
+    end_positions: dict[str, Point] | None
+    first_contact: Event | None
+    first_object: str | None
+    chain: ChainResult
+    frozen: dict[str, list[FrozenInfo]]
+    potted: list[Pot] = field(default_factory=list)
+    restored: list[tuple[str, str]] = field(default_factory=list)  # (ball, clause): hanging balls, jump-backs
+    jumped: list[Event] = field(default_factory=list)
+    disturbed: list[Event] = field(default_factory=list)  # during the stroke (1.17)
+    disturbed_before: list[Event] = field(default_factory=list)  # while the stroke was prepared
+    push: PushCheck | None = None
+    early: bool = False
+    double_hit: bool = False
+    ignored_contacts: list[Event] = field(default_factory=list)
+    moved: set[str] = field(default_factory=set)
+
+    @property
+    def contact(self) -> bool:
+        return self.first_contact is not None
+
+    @property
+    def potted_balls(self) -> list[str]:
+        return [p.ball for p in self.potted]
+
+    @property
+    def jumped_balls(self) -> list[str]:
+        out: list[str] = []
+        for e in self.jumped:
+            if e.ball is not None and e.ball not in out:
+                out.append(e.ball)
+        return out
+
+
+def _sorted(events: Sequence[Event]) -> list[Event]:
+    return sorted(events, key=lambda e: e.t)  # stable: equal times keep log order
+
+
+def _touching(start: Event, struck: str, positions: Mapping[str, Point], settings: RulesSettings,
+              diameter: float) -> set[str]:
+    """Balls touching the struck ball at shot_start (1.19.2), from `touching` items or positions."""
+    out: set[str] = set()
+    if start.touching is not None:
+        for item in start.touching:
+            pair = [str(b) for b in item.get("balls", ())]
+            if struck in pair and float(item.get("gap_mm", 0.0)) <= settings.touching_tol_mm:
+                out.update(b for b in pair if b != struck)
+        return out
+    if struck in positions:
+        sx, sy = positions[struck]
+        for b, (x, y) in positions.items():
+            if b != struck and math.hypot(x - sx, y - sy) - diameter <= settings.touching_tol_mm:
+                out.add(b)
+    return out
+
+
+def _ball_moved(ball: str, idx: int, events: Sequence[Event], start: Mapping[str, Point],
+                end: Mapping[str, Point] | None, settings: RulesSettings) -> bool:
+    """Did `ball` move after the contact at `idx`? Later events of it, or a changed rest position."""
+    for e in events[idx + 1:]:
+        if ball in e.agents and e.type is not EventType.BALL_DISTURBED:
+            return True
+    if end is not None and ball in start:
+        if ball not in end:
+            return True
+        (x0, y0), (x1, y1) = start[ball], end[ball]
+        return math.hypot(x1 - x0, y1 - y0) > settings.moved_mm
+    return end is None  # no rest positions: give the contact the benefit of the doubt
+
+
+def _push(start: Event, touching_hit: bool) -> PushCheck | None:
+    if start.extra.get("push"):
+        return PushCheck(True, False, "the tip stayed on the cue ball until it met the object ball (1.19.1)")
+    if not touching_hit:
+        return None
+    angle = start.extra.get("stroke_angle_deg")
+    follow = start.extra.get("cue_follow")
+    if angle is not None and float(angle) >= 45.0:
+        return PushCheck(False, False, f"touching ball played at {float(angle):.0f} deg to the line of centres "
+                         "(1.19.2(1)): not a push")
+    if follow is False:
+        return PushCheck(False, False, "the cue ball did not follow the touching ball (1.19.2(2)): not a push")
+    if angle is not None and follow is True:
+        return PushCheck(True, False, f"touching ball played at {float(angle):.0f} deg (< 45) and the cue ball "
+                         "followed it (1.19)")
+    return PushCheck(False, True, "the cue ball played a touching ball; stroke angle or follow not reported "
+                     "(1.19.2): for the referee")
+
+
+def analyse_shot(
+    rec: ShotRecord,
+    state_positions: Mapping[str, Point],
+    declared: Mapping[str, str],
+    settings: RulesSettings,
+    table: Table,
+) -> ShotFacts:
+    """The facts of one shot from its record, with `state_positions` where shot_start has none."""
+    start = rec.start
+    struck = start.ball or "C"
+    positions = dict(start.positions) if start.positions is not None else dict(state_positions)
+    end = dict(rec.end.positions) if rec.end is not None and rec.end.positions is not None else None
+    events = _sorted(rec.events)
+    frozen = frozen_table(start.frozen, declared, settings)
+    if start.frozen is None and positions:
+        frozen = _frozen_from_positions(positions, declared, settings, table)
+
+    touching = _touching(start, struck, positions, settings, table.spec.ball_diameter_mm)
+    ignored: set[int] = set()
+    first: int | None = None
+    touching_hit = False
+    for i, e in enumerate(events):
+        if e.type is not EventType.BALL_CONTACT or e.balls is None or struck not in e.balls:
+            continue
+        other = e.balls[1] if e.balls[0] == struck else e.balls[0]
+        if other in touching and first is None and not _ball_moved(other, i, events, positions, end, settings):
+            ignored.add(i)  # 1.19.2: playing away from a touching ball without moving it is no contact
+            continue
+        if first is None:
+            first = i
+            touching_hit = other in touching
+    chain = judge_chain(events, first, positions, frozen, settings, frozenset(ignored))
+    fc = events[first] if first is not None else None
+    first_object = None
+    if fc is not None and fc.balls is not None:
+        first_object = fc.balls[1] if fc.balls[0] == struck else fc.balls[0]
+
+    facts = ShotFacts(
+        struck=struck,
+        start_positions=positions,
+        end_positions=end,
+        first_contact=fc,
+        first_object=first_object,
+        chain=chain,
+        frozen=frozen,
+        push=_push(start, touching_hit),
+        early=bool(start.extra.get("early") or start.extra.get("previous_shot_running")),
+        double_hit=bool(start.extra.get("double_hit")),
+        ignored_contacts=[events[i] for i in sorted(ignored)],
+    )
+    moved: set[str] = {struck}
+    for e in events:
+        if e.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS):
+            moved.update(e.agents)
+    facts.moved = moved
+    _pots_and_jumps(facts, events, rec.post_events, end, moved)
+    facts.disturbed = [e for e in events if e.type is EventType.BALL_DISTURBED]
+    facts.disturbed_before = [e for e in rec.before_events if e.type is EventType.BALL_DISTURBED]
+    return facts
+
+
+def _pots_and_jumps(facts: ShotFacts, events: Sequence[Event], post: Sequence[Event],
+                    end: Mapping[str, Point] | None, moved: set[str]) -> None:
+    seen: set[str] = set()
+    for e in [*events, *_sorted(post)]:
+        b = e.ball
+        if b is None or b in seen:
+            continue
+        after_end = e in post
+        if e.type is EventType.POT:
+            if e.extra.get("returned") or (end is not None and b in end and not after_end):
+                facts.restored.append((b, "1.22.5"))  # jumped back out of the pocket: not potted, no foul
+                continue
+            if b not in moved:
+                # Fell by itself without being touched in this shot: restored (1.23.1); the referee
+                # overrides to a replay when it changed the shot (1.23.2).
+                facts.restored.append((b, "1.23.1"))
+                continue
+            seen.add(b)
+            facts.potted.append(Pot(b, e.pocket, e))  # after the end: stopped on the lip, then fell (1.23.3)
+        elif e.type is EventType.OFF_TABLE and not after_end:
+            if end is not None and b in end:
+                continue  # came back onto the bed by itself (1.24.2)
+            seen.add(b)
+            facts.jumped.append(e)
+
+
+def _frozen_from_positions(positions: Mapping[str, Point], declared: Mapping[str, str],
+                           settings: RulesSettings, table: Table) -> dict[str, list[FrozenInfo]]:
+    """Frozen balls computed from rest positions when vision sent no `frozen` items."""
+    items: list[dict[str, object]] = []
+    for b, xy in positions.items():
+        for cushion, gap in table.cushion_gaps(xy).items():
+            items.append({"ball": b, "cushion": cushion, "gap_mm": gap})
+    return frozen_table(items, declared, settings)

@@ -1,0 +1,378 @@
+"""The fold: a match log in, one verdict per shot (and per lag) out. Pure: no I/O, no clock, no randomness.
+
+`judge_log(items)` groups the log (`rules.records`), then folds the steps over a `MatchState`. The same log
+always gives the same verdicts and the same final state; an override is a line of the log, applied to the
+shot it names, and the verdict keeps the original decision beside the overridden one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from calibration.table import Table
+from rules.analysis import ShotFacts, analyse_shot
+from rules.explain import build_review, explanation
+from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
+from rules.frames import DEFAULT_PLAYERS, apply_state_line, initial_state, next_frame, state_from_header
+from rules.games import RULE_SETS, AtSeventy, Outcome, RuleSet, ShotInput, score_shot
+from rules.inputs import InputType, LogItem, RefereeInput
+from rules.lag import judge_lag
+from rules.readings import READINGS
+from rules.records import InputsRecord, LagRecord, ShotRecord, group_log
+from rules.settings import RulesSettings
+from rules.settle import apply_defaults, nomination_of, settle
+from rules.spotting import spot_balls
+from rules.state import Decision, DecisionKind, Game, Hand, MatchState, Phase
+from rules.verdict import LagVerdict, Output, Result, Review, Verdict
+
+Point = tuple[float, float]
+
+
+@dataclass
+class Judgement:
+    """The verdicts of a log and the state after its last line."""
+
+    outputs: list[Output] = field(default_factory=list)
+    state: MatchState | None = None
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        return [o for o in self.outputs if isinstance(o, Verdict)]
+
+
+def judge_log(items: Iterable[LogItem], *, game: Game | None = None, table: Table | None = None,
+              settings: RulesSettings | None = None) -> Judgement:
+    """Judge a whole log. `game` overrides the header's game (the CLI's --game)."""
+    tbl = table or Table.load()
+    cfg = settings or RulesSettings()
+    out = Judgement()
+    st: MatchState | None = None
+    for step in group_log(items):
+        if isinstance(step, InputsRecord):
+            for inp in step.inputs:
+                if inp.type is InputType.MATCH:
+                    st = state_from_header(inp, game, tbl)
+                elif inp.type is InputType.STATE:
+                    st = apply_state_line(st or _default_state(game, tbl, inp), inp)
+                else:
+                    st, _prep = settle(st or _default_state(game, tbl, inp), [inp], tbl)
+            continue
+        st = st or _default_state(game, tbl, None)
+        if isinstance(step, LagRecord):
+            st, lag = play_lag(st, step, tbl, cfg)
+            out.outputs.append(lag)
+        else:
+            st, verdict = play_shot(st, step, tbl, cfg)
+            out.outputs.append(verdict)
+    out.state = st
+    return out
+
+
+def _default_state(game: Game | None, table: Table, inp: RefereeInput | None) -> MatchState:
+    if game is None:
+        where = f"line {inp.line}: " if inp is not None else ""
+        raise ValueError(f"{where}no game: the log has no match header before this line and no --game was given")
+    players = DEFAULT_PLAYERS
+    if inp is not None and inp.type is InputType.STATE and inp.get("score"):
+        names = [str(k) for k in inp.get("score")]
+        if len(names) == 2:
+            players = (names[0], names[1])
+    return initial_state(game, players, players[0], table=table)
+
+
+def play_lag(st: MatchState, rec: LagRecord, table: Table, cfg: RulesSettings) -> tuple[MatchState, LagVerdict]:
+    """A lag (1.7): its winner breaks or hands the break over; at 70-70 he plays next (5.5.7)."""
+    st, prep = settle(st, rec.before, table)
+    balls = {str(k): str(v) for k, v in dict(rec.request.get("balls")).items()}
+    res = judge_lag(table, rec.events, balls, min_confidence=cfg.review_confidence)
+    purpose = "seventy" if st.playoff else "break"
+    st = replace(st, decisions=tuple(d for d in st.decisions if d.kind is not DecisionKind.LAG))
+    decisions: tuple[Decision, ...] = ()
+    if res.replay:
+        decisions = (Decision(DecisionKind.LAG, st.players[0], (), "1.7.3"),)
+    elif res.winner is not None:
+        decisions = (Decision(DecisionKind.LAG_CHOICE, res.winner, ("play", "hand_over"), "1.7.4"),)
+        st = replace(st, to_play=res.winner, breaker=res.winner if st.phase is Phase.BREAK else st.breaker)
+    st = replace(st, decisions=(*st.decisions, *decisions))
+    reasons = tuple(res.review) + tuple(prep.review)
+    review = Review(bool(reasons), reasons, ())
+    return st, LagVerdict(res.winner, res.replay, dict(res.reasons), decisions, review, purpose)
+
+
+def _clock(st: MatchState, rec: ShotRecord, player: str) -> tuple[dict[str, object] | None, str | None, int]:
+    """1.26: the shot clock runs from the previous shot's end to this stroke. Returns info, overrun, ext used."""
+    if not st.clock_on or st.last_end_t is None:
+        return None, None, 0
+    from rules.clock import ClockStatus, ShotClock
+
+    clock = ShotClock(extensions_left=max(0, st.extensions_left.get(player, 0)))
+    used = 0
+    if st.extension_pending == player and clock.extensions_left > 0:
+        clock, used = clock.with_extension(), 1
+    elapsed = max(0.0, rec.start.t - st.last_end_t)
+    status = clock.status(elapsed)
+    info: dict[str, object] = {"elapsed_s": round(elapsed, 2), "time_s": clock.time_s, "status": str(status),
+                               "extended": bool(used)}
+    if status is not ClockStatus.OK:
+        info["warning_at_s"] = clock.warning_at_s
+    overrun = None
+    if status is ClockStatus.OVERRUN:
+        overrun = f"the stroke came {elapsed:.1f} s after the previous shot, over the {clock.time_s:.0f} s allowed"
+    return info, overrun, used
+
+
+def _apply_overrides(rec: ShotRecord, fouls: list[Foul], after: list[Foul]) -> tuple[
+        list[Foul], list[Foul], dict[str, object] | None, bool, bool]:
+    """Overrides of this shot, in log order; the original decision is kept for the record."""
+    if not rec.overrides:
+        return fouls, after, None, False, True
+    original = {"legal": not fouls, "fouls": [f.to_dict() for f in fouls]}
+    replay, as_nominated = False, True
+    reasons, lines = [], []
+    for ov in rec.overrides:
+        v = dict(ov.get("verdict") or {})
+        reason = str(ov.get("reason"))
+        reasons.append(reason)
+        lines.append(ov.line)
+        if "fouls" in v:
+            fouls = [Foul(str(c["clause"] if isinstance(c, dict) else c), reason, source="override")
+                     for c in v["fouls"]]
+        elif v.get("legal") is True:
+            fouls, after = [], []
+        elif v.get("legal") is False and not fouls:
+            fouls = [Foul(str(v.get("clause", "override")), reason, source="override")]
+        replay = replay or bool(v.get("replay"))
+        if "as_nominated" in v:
+            as_nominated = bool(v["as_nominated"])
+    info: dict[str, object] = {"reason": "; ".join(reasons), "lines": lines, "original": original}
+    return fouls, after, info, replay, as_nominated
+
+
+def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings) -> tuple[MatchState, Verdict]:
+    """Judge one shot and return the state after it."""
+    rs = RULE_SETS[st.game]
+    st, prep = settle(st, rec.before, table)
+    st = apply_defaults(st, rec.start.positions, prep)
+    if st.phase is Phase.MATCH_OVER:
+        prep.review.append("a shot after the end of the match")
+    player, opp = st.to_play, st.opponent(st.to_play)
+    is_break = st.phase is Phase.BREAK
+    during_noms = [r for r in rec.during if r.type is InputType.NOMINATE]
+    nomination_during = nomination_of(during_noms[-1], st.classic_mode) if during_noms else None
+    state_pos = {b: p for b, p in st.balls.items() if p is not None}
+    facts = analyse_shot(rec, state_pos, prep.declared, cfg, table)
+    clock_info, overrun, ext_used = _clock(st, rec, player)
+    referee = [*prep.fouls, *(r for r in rec.during if r.type is InputType.FOUL)]
+    rep = detect_fouls(facts, rs, table, is_break=is_break, hand=st.hand,
+                       require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans), referee=referee,
+                       clock_overrun=overrun)
+    after = [Foul(str(r.get("clause")), str(r.get("reason") or "entered by the referee after the shot"),
+                  after_shot=True, source="referee")
+             for r in rec.after_fouls if str(r.get("clause")) not in NOT_A_FOUL]
+    fouls, after, override, replay, as_nominated = _apply_overrides(rec, list(rep.fouls), after)
+    readings = list(rep.readings)
+    notes = [*prep.notes, *rep.notes]
+    if replay:
+        return _replay(st, rec, facts, player, prep.review, override)
+
+    potted = [(p.ball, p.pocket) for p in facts.potted]
+    remaining = [b for b in st.balls if b != "C" and b not in facts.potted_balls and b not in facts.jumped_balls]
+    if after and not fouls and not remaining:
+        after = []
+        readings.append(READINGS["after_last_ball"])
+    break_illegal = rep.break_illegal and any(f.clause in ("1.12.1", "1.5.3") for f in fouls)
+    si = ShotInput(st, player, is_break, potted, facts.jumped_balls, bool(fouls), break_illegal,
+                   prep.nomination if rs.nominate.value != "none" else None,
+                   nomination_during if rs.nominate.value != "none" else None, as_nominated, facts.struck)
+    out = score_shot(rs, si, after_foul=bool(after))
+    readings.extend(out.readings)
+    if facts.chain.legal and facts.chain.clause == "1.20(1)":
+        readings.append(READINGS["pot_physical"])
+    st2, spotted, review_more = _move_balls(st, rs, facts, out, player, table)
+    prep.review.extend(review_more)
+    score = {p: st.score.get(p, 0) + out.points.get(p, 0) for p in st.players}
+    targets = {p: st.targets.get(p, rs.target) + out.target_delta.get(p, 0) for p in st.players}
+    st2 = replace(st2, score=score, targets=targets)
+    result, winner, decisions, next_player, extra = _ending(st, st2, rs, out, facts, fouls, player, opp, table)
+    st2, spotted_more = extra
+    spotted.extend(spotted_more)
+    if result is Result.CONTINUE and st2.playoff:
+        decisions = [*decisions, Decision(DecisionKind.CUE_BALL_IN_HAND, next_player or player, ("house",), "5.5.7")]
+    readings.extend(st2_readings(st, st2, rs))
+    if result is Result.FRAME_WON and fouls and winner == opp and rs.game is Game.RUSSIAN71:
+        readings.append(READINGS["russian_penalty_win"])
+    streak = _streak(st, facts, bool(fouls), player)
+    if result is Result.CONTINUE and rs.game is Game.CLASSIC71 and st.draw_warning and all(
+            streak.get(p, 0) >= 3 for p in st.players):
+        result = Result.DRAW
+        notes.append("three penalty strokes each after the referee's warning, balls unchanged: draw (001)")
+    frames_won = dict(st.frames_won)
+    if result in (Result.FRAME_WON, Result.MATCH_WON) and winner is not None:
+        frames_won[winner] = frames_won.get(winner, 0) + 1
+        if frames_won[winner] >= st.frames_to_win:
+            result = Result.MATCH_WON
+    if rs.nominate.value != "none" and result is Result.CONTINUE and next_player is not None:
+        decisions = [*decisions, Decision(DecisionKind.NOMINATION, next_player, (), rs.clauses.get("nominate", ""))]
+    ext_left = dict(st.extensions_left)
+    ext_left[player] = ext_left.get(player, 0) - ext_used
+    st2 = replace(
+        st2,
+        to_play=next_player or player,
+        phase=Phase.PLAY,
+        decisions=tuple(decisions),
+        offender=player if fouls else None,
+        shots=st.shots + 1,
+        last_end_t=rec.end.t if rec.end is not None else rec.start.t,
+        extension_pending=None,
+        extensions_left=ext_left,
+        penalty_streak=streak,
+        breaker=player if is_break else st.breaker,
+        frames_won=frames_won,
+        winner=winner,
+    )
+    verdict = Verdict(
+        shot=rec.number,
+        frame=st.frame,
+        player=player,
+        is_break=is_break,
+        legal=not fouls and not after,
+        fouls=tuple([*fouls, *after]),
+        potted=tuple({"ball": b, "pocket": k} for b, k in potted),
+        potted_counted=tuple({"ball": b, "points": v} for b, v in out.counted),
+        spotted=tuple(spotted),
+        points={p: out.points.get(p, 0) for p in st.players},
+        score=dict(st2.score),
+        targets=dict(st2.targets),
+        next_player=None if result is not Result.CONTINUE else next_player,
+        decisions_owed=tuple(decisions),
+        result=result,
+        winner=winner,
+        review=build_review(facts, fouls, prep.review, cfg),
+        explanation=explanation(st, rs, facts, rep, fouls, after, out, [*notes, *out.notes], spotted,
+                                next_player, result, winner, is_break, decisions),
+        chain=facts.chain.text if facts.chain.legal else None,
+        readings=tuple(dict.fromkeys(readings)),
+        frames_won=frames_won,
+        clock=clock_info,
+        override=override,
+    )
+    if result in (Result.FRAME_WON, Result.DRAW) or (False):
+        st2 = next_frame(st2, table)
+    elif result is Result.MATCH_WON:
+        st2 = replace(st2, phase=Phase.MATCH_OVER)
+    return st2, verdict
+
+
+def st2_readings(st: MatchState, st2: MatchState, rs: RuleSet) -> list[str]:
+    out = []
+    if rs.game is Game.CLASSIC71:
+        out.append(READINGS["classic_general"])
+    if st2.playoff and not st.playoff:
+        out.append(READINGS["russian_7070"])
+    return out
+
+
+def _streak(st: MatchState, facts: ShotFacts, foul: bool, player: str) -> dict[str, int]:
+    """001 forced draw: consecutive penalty strokes that leave the object balls where they were."""
+    streak = dict(st.penalty_streak)
+    if not st.draw_warning:
+        return streak
+    unchanged = foul and not (facts.moved - {facts.struck}) and not facts.potted
+    streak[player] = streak.get(player, 0) + 1 if unchanged else 0
+    return streak
+
+
+def _replay(st: MatchState, rec: ShotRecord, facts: ShotFacts, player: str, review: list[str],
+            override: dict[str, object] | None) -> tuple[MatchState, Verdict]:
+    """1.23.2 (by the referee): every ball back where it stood, the same player plays the shot again."""
+    balls = dict(st.balls)
+    balls.update(facts.start_positions)
+    st2 = replace(st, balls=balls, last_end_t=rec.end.t if rec.end is not None else rec.start.t)
+    v = Verdict(rec.number, st.frame, player, st.phase is Phase.BREAK, True, (), (), (), (),
+                {p: 0 for p in st.players}, dict(st.score), dict(st.targets), player, st.decisions, Result.REPLAY,
+                None, Review(bool(review), tuple(review), ()),
+                "The referee restored every ball and the shot is replayed (1.23.2).", None, (),
+                dict(st.frames_won), None, override)
+    return st2, v
+
+
+def _move_balls(st: MatchState, rs: RuleSet, facts: ShotFacts, out: Outcome, player: str,
+                table: Table) -> tuple[MatchState, list[dict[str, object]], list[str]]:
+    """Balls after the shot: rest positions, pots and jumps off the bed, shelves, spotting (1.25)."""
+    review: list[str] = []
+    balls: dict[str, Point | None] = dict(st.balls)
+    on_shelf = {b for s in st.shelves.values() for b in s}
+    start = facts.start_positions
+    if facts.struck not in balls and facts.struck not in on_shelf:
+        balls[facts.struck] = start.get(facts.struck)  # the cue ball placed from hand
+    for b in balls:
+        if b in start:
+            balls[b] = start[b]
+    for b in [*facts.potted_balls, *facts.jumped_balls]:
+        balls.pop(b, None)
+    if facts.end_positions is not None:
+        for b in balls:
+            if b in facts.end_positions:
+                balls[b] = facts.end_positions[b]
+    shelves = dict(st.shelves)
+    shelves[player] = (*shelves.get(player, ()), *out.shelf)
+    spotted: list[dict[str, object]] = []
+    if out.spot:
+        occupied = {b: p for b, p in balls.items() if p is not None}
+        try:
+            spots = spot_balls(table, out.spot, occupied)
+        except ValueError as exc:
+            review.append(f"spotting failed: {exc}")
+            spots = {}
+        for b in out.spot:
+            xy = spots.get(b)
+            balls[b] = xy
+            spotted.append({"ball": b, "x": None if xy is None else round(xy[0], 1),
+                            "y": None if xy is None else round(xy[1], 1)})
+    if out.hand is not Hand.NONE and not rs.cue_any:
+        balls.pop("C", None)
+    return replace(st, balls=balls, shelves=shelves, hand=out.hand, premium=out.premium), spotted, review
+
+
+def _ending(st: MatchState, st2: MatchState, rs: RuleSet, out: Outcome, facts: ShotFacts, fouls: list[Foul],
+            player: str, opp: str, table: Table) -> tuple[
+        Result, str | None, list[Decision], str | None, tuple[MatchState, list[dict[str, object]]]]:
+    """Who wins, draws, or plays next; 70-70 (5.5.7, 001)."""
+    decisions = list(out.decisions)
+    next_player: str | None = out.next_player
+    spotted: list[dict[str, object]] = []
+    score, targets = st2.score, st2.targets
+    seventy = out.counted and not fouls and all(score[p] == 70 for p in st.players) and rs.target == 71
+    if seventy and rs.at_seventy is AtSeventy.DRAW:
+        return Result.DRAW, None, [], None, (st2, spotted)
+    if seventy and rs.at_seventy is AtSeventy.LAG_PLAYOFF:
+        last = out.counted[-1][0]
+        shelves = dict(st2.shelves)
+        mine = list(shelves.get(player, ()))
+        if last in mine:
+            mine.remove(last)
+        shelves[player] = tuple(mine)
+        balls = dict(st2.balls)
+        balls.pop("C", None)
+        occupied = {b: p for b, p in balls.items() if p is not None}
+        xy = spot_balls(table, [last], occupied)[last]
+        balls[last] = xy
+        spotted.append({"ball": last, "x": round(xy[0], 1), "y": round(xy[1], 1), "clause": "5.5.7"})
+        st2 = replace(st2, balls=balls, shelves=shelves, playoff=True, hand=Hand.HOUSE)
+        decisions = [Decision(DecisionKind.LAG, player, (), "5.5.7")]
+        return Result.CONTINUE, None, decisions, None, (st2, spotted)
+    order = (opp, player) if fouls else (player, opp)
+    for p in order:
+        if score[p] >= targets[p]:
+            return Result.FRAME_WON, p, [], None, (st2, spotted)
+    if not [b for b in st2.balls if b != "C"]:
+        a, b = st.players
+        if score[a] == score[b]:
+            return Result.DRAW, None, [], None, (st2, spotted)
+        return Result.FRAME_WON, (a if score[a] > score[b] else b), [], None, (st2, spotted)
+    if st2.playoff:
+        st2 = replace(st2, hand=Hand.HOUSE, balls={b: p for b, p in st2.balls.items() if b != "C"})
+    _ = facts
+    return Result.CONTINUE, None, decisions, next_player, (st2, spotted)
+

@@ -1,0 +1,97 @@
+"""The words of a verdict: its explanation and its review flags."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rules.analysis import ShotFacts
+from rules.fouls import Foul, FoulReport
+from rules.games import Outcome, RuleSet
+from rules.settings import RulesSettings
+from rules.state import Decision, Game, MatchState
+from rules.verdict import Result, Review, event_ref
+
+
+def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], cfg: RulesSettings) -> Review:
+    """Mark the verdict for the referee when it rests on a low-confidence event or a near-tolerance gap."""
+    reasons = list(extra)
+    rests = list(facts.chain.rests_on)
+    if facts.first_contact is not None:
+        rests.insert(0, facts.first_contact)
+    rests += [p.event for p in facts.potted] + facts.jumped + facts.disturbed + facts.disturbed_before
+    if not facts.contact:
+        rests += facts.ignored_contacts
+    seen: set[int] = set()
+    events = []
+    for e in rests:
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if e.confidence < cfg.review_confidence:
+            reasons.append(f"{e.type} {'-'.join(e.agents)} at t={e.t:.3f} s has confidence {e.confidence:.2f}")
+            events.append(event_ref(e))
+    for fi in facts.chain.frozen_review:
+        gap = "declared, not measured" if fi.gap_mm != fi.gap_mm else f"gap {fi.gap_mm:.2f} mm"
+        reasons.append(f"ball {fi.ball} frozen to the {fi.cushion} cushion? {gap}, tolerance "
+                       f"{cfg.frozen_tol_mm:g} mm (1.20(2c)/(3c))")
+        events.append({"type": "frozen", "ball": fi.ball, "cushion": fi.cushion,
+                       "gap_mm": None if fi.gap_mm != fi.gap_mm else round(fi.gap_mm, 3)})
+    if facts.push is not None and facts.push.review:
+        reasons.append(facts.push.text)
+    _ = fouls
+    reasons = list(dict.fromkeys(reasons))
+    return Review(bool(reasons), tuple(reasons), tuple(events))
+
+
+def _pts(n: int) -> str:
+    return f"+{n}" if n >= 0 else str(n)
+
+
+def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, fouls: Sequence[Foul],
+                after: Sequence[Foul], out: Outcome, notes: Sequence[str], spotted: Sequence[dict[str, object]],
+                next_player: str | None, result: Result, winner: str | None, is_break: bool,
+                decisions: Sequence[Decision]) -> str:
+    """One paragraph: the chain or the failed rule, the pots, the penalty, who plays next."""
+    parts: list[str] = []
+    if is_break and rep.brk is not None:
+        if rep.brk.legal:
+            parts.append(f"Legal break: {rep.brk.text} ({rep.brk.clause}).")
+        else:
+            parts.append(f"Illegal break: {rep.brk.text} ({rep.brk.clause}).")
+    elif facts.chain.legal:
+        parts.append(f"Chain: {facts.chain.text}.")
+    elif st.game is Game.RUSSIAN71 and st.veterans and facts.contact:
+        parts.append("1.20 waived for veterans (5.5.8 note).")
+    if fouls:
+        listed = "; ".join(f"{f.reason} ({f.clause})" for f in fouls)
+        parts.append(f"Foul: {listed}." + (" One penalty for all (1.29.2)." if len(fouls) > 1 else ""))
+        if facts.potted:
+            parts.append("Every ball potted in it is illegal (1.22.3).")
+    if after:
+        parts.append("After the shot: " + "; ".join(f"{f.reason} ({f.clause})" for f in after)
+                     + "; the pots stand (1.22).")
+    for n in notes:
+        parts.append(n[0].upper() + n[1:] + ("" if n.endswith(".") else "."))
+    if out.counted:
+        parts.append("Counted: " + ", ".join(f"{b} ({_pts(v)})" for b, v in out.counted) + ".")
+    if spotted:
+        parts.append("Spotted (1.25): " + ", ".join(
+            f"{s['ball']} at ({s['x']}, {s['y']})" for s in spotted) + ".")
+    pen = {p: v for p, v in out.points.items() if v and (fouls or after)}
+    if pen:
+        parts.append("Points: " + ", ".join(f"{p} {_pts(v)}" for p, v in pen.items())
+                     + f" ({rs.clauses['foul_points']}).")
+    if result is Result.CONTINUE:
+        if next_player is not None:
+            parts.append(f"Next: {next_player}.")
+        else:
+            parts.append("Next: decided by a lag (5.5.7).")
+    elif result is Result.DRAW:
+        parts.append("The frame is drawn.")
+    elif winner is not None:
+        parts.append(f"{winner} wins the {'match' if result is Result.MATCH_WON else 'frame'}.")
+    owed = [d for d in decisions if d.kind.value not in ("nomination",)]
+    if owed:
+        parts.append("Owed: " + "; ".join(f"{d.kind.value.replace('_', ' ')} by {d.by} ({d.clause})"
+                                           for d in owed) + ".")
+    return " ".join(parts)

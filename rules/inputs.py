@@ -1,0 +1,124 @@
+"""Referee inputs: the non-vision lines of a match log (see docs/rules-engine.md).
+
+A log is JSON Lines holding ball events (`rules.events`) and these inputs, in time order. Inputs are data:
+the engine folds them with the events; nothing here edits an earlier line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from rules.events import Event, is_ball_event
+
+
+class InputType(StrEnum):
+    MATCH = "match"  # header: game, players, breaker, frames_to_win, options
+    STATE = "state"  # start from a position: balls, score, to_play, shelves, phase
+    NOMINATE = "nominate"  # ball, pocket (Classic 71: mode, how)
+    DECLARE_FROZEN = "declare_frozen"  # ball, cushion (1.20 note 2)
+    CHOOSE = "choose"  # option (1.6, 1.7.4, 1.12.2, 4.7)
+    PENALTY_BALL = "penalty_ball"  # ball taken off to the non-offender's shelf (2.7, 3.7, 4.7)
+    REMOVE_BALL = "remove_ball"  # ball taken off for a legally potted cue ball (3.5.2, 4.5.2)
+    FOUL = "foul"  # clause: a foul only a person sees (1.15, 1.16, 1.18, 1.28, ...)
+    OVERRIDE = "override"  # shot, verdict fields, reason
+    CLOCK = "clock"  # action: start | stop | extension (1.26)
+    LAG = "lag"  # balls: {ball: player}; the ball events up to the next shot_end are the lag (1.7)
+    WARNING = "warning"  # about: penalty_draw (001: three penalty strokes each after a warning)
+
+
+class Option(StrEnum):
+    PLAY = "play"
+    HAND_OVER = "hand_over"
+    RERACK_BREAK = "rerack_break"
+    RERACK_OFFENDER_BREAKS = "rerack_offender_breaks"
+    TAKE_BALL = "take_ball"  # 4.7(1)
+    BALL_IN_HAND = "ball_in_hand"  # 4.7(2)
+
+
+_NEED: dict[InputType, tuple[str, ...]] = {
+    InputType.MATCH: ("players",),
+    InputType.NOMINATE: (),
+    InputType.DECLARE_FROZEN: ("ball", "cushion"),
+    InputType.CHOOSE: ("option",),
+    InputType.PENALTY_BALL: ("ball",),
+    InputType.REMOVE_BALL: ("ball",),
+    InputType.FOUL: ("clause",),
+    InputType.OVERRIDE: ("shot", "reason"),
+    InputType.CLOCK: ("action",),
+    InputType.LAG: ("balls",),
+    InputType.WARNING: ("about",),
+}
+
+
+@dataclass(frozen=True)
+class RefereeInput:
+    """One referee input line. `data` holds its fields (everything but `type` and `t`)."""
+
+    type: InputType
+    data: Mapping[str, Any] = field(default_factory=dict)
+    t: float | None = None
+    line: int = 0  # 1-based line number in the log, for error messages and review references
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.data.get(name, default)
+
+    @property
+    def ball(self) -> str | None:
+        b = self.data.get("ball")
+        return None if b is None else str(b)
+
+    @property
+    def option(self) -> Option:
+        return Option(self.data["option"])
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], line: int = 0) -> RefereeInput:
+        try:
+            itype = InputType(d["type"])
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"line {line}: unknown input type {d.get('type')!r}") from exc
+        missing = [k for k in _NEED.get(itype, ()) if d.get(k) is None]
+        if missing:
+            raise ValueError(f"line {line}: {itype} input needs field(s) {missing}: {dict(d)!r}")
+        if itype is InputType.CHOOSE:
+            try:
+                Option(d["option"])
+            except ValueError as exc:
+                opts = ", ".join(o.value for o in Option)
+                raise ValueError(f"line {line}: unknown choose option {d['option']!r}; one of {opts}") from exc
+        if itype is InputType.MATCH and len(d["players"]) != 2:
+            raise ValueError(f"line {line}: match needs exactly two players, got {d['players']!r}")
+        t = d.get("t")
+        data = {k: v for k, v in d.items() if k not in ("type", "t")}
+        return cls(type=itype, data=data, t=None if t is None else float(t), line=line)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": str(self.type)}
+        if self.t is not None:
+            out["t"] = self.t
+        out.update(self.data)
+        return out
+
+
+LogItem = Event | RefereeInput
+
+
+def parse_item(d: Mapping[str, Any], line: int = 0) -> LogItem:
+    """A ball event or a referee input, by its `type`."""
+    if is_ball_event(dict(d)):
+        try:
+            return Event.from_dict(dict(d))
+        except ValueError as exc:
+            raise ValueError(f"line {line}: {exc}") from exc
+    return RefereeInput.from_dict(d, line)
+
+
+def parse_log(rows: Iterable[Mapping[str, Any]]) -> Iterator[LogItem]:
+    """Log items from parsed JSON objects (the CLI reads and decodes the file)."""
+    for n, d in enumerate(rows, 1):
+        if not isinstance(d, Mapping):
+            raise ValueError(f"line {n}: expected a JSON object, got {type(d).__name__}")
+        yield parse_item(d, n)

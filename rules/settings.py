@@ -1,0 +1,57 @@
+"""Tunable settings of the rules engine: tolerances, review thresholds, interpretations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class CushionIdentity(StrEnum):
+    """What "another cushion" means (RULES.md, Table and markings): a different segment, or a different side."""
+
+    SEGMENT = "segment"  # six segments: left_front and left_rear are different cushions
+    SIDE = "side"  # four sides: left_front and left_rear are the same long cushion
+
+
+_SIDE_OF = {
+    "front": "front",
+    "rear": "rear",
+    "left_front": "left",
+    "left_rear": "left",
+    "right_front": "right",
+    "right_rear": "right",
+}
+
+
+@dataclass(frozen=True)
+class RulesSettings:
+    """Numbers and readings the engine does not take from the log.
+
+    frozen_tol_mm: a ball is frozen to a cushion when its gap to the nose is at most this (RULES.md 1.20).
+    frozen_band_mm: a frozen decision with a gap within tol +- band is marked for the referee's review.
+    touching_tol_mm: two balls closer than this at shot_start touch (1.19.2).
+    on_line_mm: a ball centre this close to the centre line at shot_start starts "on" it (1.20 note 3).
+    review_confidence: an event the verdict rests on with a confidence below this is marked for review.
+    moved_mm: a ball that moved less than this between shot_start and shot_end did not move (1.19.2).
+    """
+
+    frozen_tol_mm: float = 1.0
+    frozen_band_mm: float = 0.5
+    touching_tol_mm: float = 0.5
+    on_line_mm: float = 0.5
+    review_confidence: float = 0.6
+    moved_mm: float = 1.0
+    cushion_identity: CushionIdentity = CushionIdentity.SEGMENT
+
+    def __post_init__(self) -> None:
+        for name in ("frozen_tol_mm", "frozen_band_mm", "touching_tol_mm", "on_line_mm", "moved_mm"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"RulesSettings.{name} must be >= 0, got {getattr(self, name)!r}")
+        if not 0.0 <= self.review_confidence <= 1.0:
+            raise ValueError(f"RulesSettings.review_confidence must be within 0..1, got {self.review_confidence!r}")
+
+    def cushion_key(self, cushion: str) -> str:
+        """The identity of a cushion for "another cushion" comparisons."""
+        if self.cushion_identity is CushionIdentity.SIDE:
+            return _SIDE_OF.get(cushion, cushion)
+        return cushion
