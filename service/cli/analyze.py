@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from service.pipeline.compare import compare_with_truth
     from service.pipeline.components import ComponentMissing
     from service.pipeline.run import AnalyzeConfig, Hooks, analyze
-    from service.pipeline.video import probe
+    from service.pipeline.video import ReadStatus, probe
 
     video: Path = args.video
     if not video.exists():
@@ -115,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         meta = probe(video)
+    except ValueError:
+        meta = ReadStatus()  # analyze writes a report that says why the video could not be read
+    try:
         state = _read_state(args.state)
         inputs, inputs_source = _read_inputs(args.inputs, video)
     except (ValueError, OSError) as exc:

@@ -65,33 +65,42 @@ def _attr(module: str, names: tuple[str, ...], what: str) -> Any:
 
 
 # --- calibration ------------------------------------------------------------------------------------
+class CalibrationFailed(ValueError):
+    """Automatic calibration found no table; the message says what failed and what to do."""
+
+
 def load_calibration(path: Path, table: Table) -> CalibrationView:
-    """A calibration file: the calibration package's own format, or any JSON with a `camera` dict
-    (a truth.json qualifies)."""
+    """A calibration file: the calibration package's own format (`pyramid-calibration/1`), or any JSON
+    with a `camera` dict (a truth.json qualifies)."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"calibration file {path}: cannot read JSON ({exc})") from exc
     if not isinstance(data, dict):
         raise ValueError(f"calibration file {path}: expected a JSON object, got {type(data).__name__}")
-    native = None
-    try:
-        cal_cls = _attr("calibration.calibration", ("Calibration",), "calibration")
-        native = cal_cls.load(path) if hasattr(cal_cls, "load") else cal_cls.from_dict(data)
-        camera = native.camera
-    except ComponentMissing:
-        cam = data.get("camera", data)
+    if data.get("format") == "pyramid-calibration/1":
+        cal_cls = _attr("calibration.result", ("Calibration",), "calibration files")
         try:
-            camera = CameraModel.from_dict(cam)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"calibration file {path}: no usable camera model ({exc})") from exc
-    return CalibrationView(camera, table, f"file:{path}", native)
+            native = cal_cls.from_dict(data)
+        except Exception as exc:  # CalibrationError: the package's own message names the problem
+            raise ValueError(f"calibration file {path}: {exc}") from exc
+        return CalibrationView(native.camera, table, f"file:{path}", native)
+    try:
+        camera = CameraModel.from_dict(data.get("camera", data))
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"calibration file {path}: no usable camera model ({exc})") from exc
+    return CalibrationView(camera, table, f"file:{path}")
 
 
 def auto_calibrate(image: np.ndarray, table: Table) -> CalibrationView:
-    """Find the table in a frame and fit the camera (calibration's automatic `calibrate`)."""
-    fn = _attr("calibration.calibration", ("calibrate",), "automatic calibration")
-    native = fn(image, table)
+    """Find the table in a frame and fit the camera (calibration.auto)."""
+    fn = _attr("calibration.auto", ("calibrate_image", "calibrate"), "automatic calibration")
+    try:
+        native = fn(image, table, table.spec.name)
+    except Exception as exc:
+        if type(exc).__name__ != "CalibrationError":
+            raise
+        raise CalibrationFailed(f"automatic calibration failed: {exc}; give --calibration FILE") from exc
     return CalibrationView(native.camera, table, "auto", native)
 
 
@@ -103,5 +112,8 @@ def make_perception(cal: CalibrationView, fps: float) -> Perception:
 
 
 def make_event_detector(table: Table, fps: float) -> EventDetectorLike:
-    cls = _attr("vision.events", ("EventDetector",), "event detection")
+    try:
+        cls = _attr("vision.events", ("EventDetector",), "event detection")
+    except ComponentMissing:
+        cls = _attr("vision.events.detector", ("EventDetector",), "event detection")
     return cls(table, fps)  # type: ignore[no-any-return]

@@ -34,7 +34,7 @@ from service.pipeline.components import (
 )
 from service.pipeline.opening import decide_opening
 from service.pipeline.timing import FrameVerdict, TimingMonitor
-from service.pipeline.video import ReadStatus, concat_parts, probe, read_frames
+from service.pipeline.video import ReadStatus, concat_parts, is_i420, probe, read_frames, to_bgr
 from service.report.annotate import Annotator
 from service.report.shots import ShotRecorder
 from vision.types import BallState
@@ -54,6 +54,7 @@ class AnalyzeConfig:
     annotate_scale: float = 0.5
     checkpoint_every_s: float = 30.0
     threads: int = 0  # decoder threads; 1 = one core
+    i420: bool = True  # hand vision the decoder's YUV planes (no colour conversion unless a picture is drawn)
     max_frames: int | None = None
 
 
@@ -97,6 +98,18 @@ class AnalysisResult:
     notes: list[str] = field(default_factory=list)
     judge_error: str | None = None
     fold: judging.MatchFold | None = None
+
+
+class _Lazy:
+    """The BGR picture of a frame, converted from I420 at most once and only when asked for."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self._image, self._bgr = image, None if is_i420(image) else image
+
+    def __call__(self) -> np.ndarray:
+        if self._bgr is None:
+            self._bgr = to_bgr(self._image)
+        return self._bgr
 
 
 def _project(cal: CalibrationView, states: Any) -> dict[str, tuple[float, float]]:
@@ -192,11 +205,11 @@ class _Run:
                                                self.cfg.state)
         self.note(f"first shot: {decision.opening} ({decision.reason})")
 
-    def on_event(self, e: Event, image: np.ndarray) -> None:
+    def on_event(self, e: Event, image: Callable[[], np.ndarray]) -> None:
         if e.type is EventType.SHOT_START:
             if "opening" not in self.info:
                 self.start_match(e)
-            self.recorder.start(image)
+            self.recorder.start(image())
         elif e.type is EventType.BALL_CONTACT and e.balls:
             self.recorder.add_contact(self._px_at(e.frame).get(e.balls[0]))
         self.write_event(e)
@@ -229,7 +242,14 @@ def analyze(
     hooks = hooks or Hooks()
     cfg.out.mkdir(parents=True, exist_ok=True)
     run = _Run(cfg, hooks, judge)
-    meta = probe(cfg.video)  # ValueError for a file that is not a video at all
+    try:
+        meta = probe(cfg.video)
+    except ValueError as exc:  # not a video at all, or its header is gone (an mp4 cut before its index)
+        status = ReadStatus(error=str(exc))
+        run.note(f"the video could not be read: {exc}")
+        run.open_outputs(append=False)
+        run.close_outputs()
+        return _finish(run, cfg, status, status, TimingMonitor(30.0), 0)
     fps = meta.fps
     timing = TimingMonitor(fps)
     start_frame, stages = 0, None
@@ -269,33 +289,37 @@ def analyze(
     status = ReadStatus()
     frames_done, last_index, last_t, stopped_early = 0, start_frame - 1, 0.0, False
     try:
-        frames = read_frames(cfg.video, status, max(start_frame, 0), cfg.threads) if start_frame >= 0 else iter(())
+        frames = (read_frames(cfg.video, status, max(start_frame, 0), cfg.threads, cfg.i420)
+                  if start_frame >= 0 else iter(()))
         for fr in frames:
+            bgr = _Lazy(fr.image)
             if cfg.max_frames is not None and frames_done >= cfg.max_frames:
                 stopped_early = True
                 break
             if stages is None:
-                stages = stage_factory(cfg, run.table, fr.image, fps)
+                stages = stage_factory(cfg, run.table, bgr(), fps)
                 run.info["calibration"] = stages.calibration.source
             if timing.observe(fr.index, fr.t) is FrameVerdict.DUPLICATE:
                 continue
             states = stages.perception.update(fr.image, fr.index, fr.t)
             px = _project(stages.calibration, states)
             run.px_history.append((fr.index, px))
-            run.recorder.add_frame(fr.image, px)
+            run.recorder.add_frame(bgr, px)
+            at_rest = False
             for e in stages.detector.update(states):
-                run.on_event(e, fr.image)
-                if (e.type is EventType.SHOT_END and fr.t - run.last_ckpt_t >= cfg.checkpoint_every_s):
-                    _checkpoint(run, fr.index + 1, fr.t, timing, stages)
+                run.on_event(e, bgr)
+                at_rest = e.type is EventType.SHOT_END or (at_rest and e.type is not EventType.SHOT_START)
             if run.annotator:
-                run.annotator.draw(fr.image, fr.index, fr.t, px)
+                run.annotator.draw(bgr(), fr.index, fr.t, px)
+            if at_rest and fr.t - run.last_ckpt_t >= cfg.checkpoint_every_s:  # a shot boundary
+                _checkpoint(run, fr.index + 1, fr.t, timing, stages)
             frames_done += 1
             last_index, last_t = fr.index, fr.t
             if hooks.on_progress:
                 hooks.on_progress(fr.index + 1, meta.declared_frames, fr.t)
         if stages is not None:
             for e in stages.detector.flush():
-                run.on_event(e, np.zeros((2, 2, 3), np.uint8))
+                run.on_event(e, _Lazy(np.zeros((2, 2, 3), np.uint8)))
     finally:
         if run.annotator:
             run.annotator.cut()

@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import av
+import cv2
 import numpy as np
 
 
@@ -55,10 +56,25 @@ def probe(path: Path) -> ReadStatus:
         raise ValueError(f"{path}: cannot open video: {exc}") from exc
 
 
-def read_frames(path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0) -> Iterator[Frame]:
+def is_i420(image: np.ndarray) -> bool:
+    return image.ndim == 2
+
+
+def to_bgr(image: np.ndarray) -> np.ndarray:
+    """BGR pixels of a frame given as BGR (H, W, 3) or planar I420 (H * 3 / 2, W)."""
+    if image.ndim == 3:
+        return image
+    return cv2.cvtColor(image, cv2.COLOR_YUV2BGR_I420)
+
+
+def read_frames(
+    path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0, i420: bool = False
+) -> Iterator[Frame]:
     """Decode `path` frame by frame from `start_frame`; on a decode error stop and record it in `status`.
 
-    `threads=1` pins the decoder to one core (speed benchmark); 0 lets FFmpeg choose.
+    `threads=1` pins the decoder to one core (speed benchmark); 0 lets FFmpeg choose. `i420=True` hands
+    out the decoder's planar YUV 4:2:0 without a colour conversion when the stream has it (vision reads
+    it directly; `to_bgr` converts when a picture is needed).
     """
     try:
         container = av.open(str(path))
@@ -95,7 +111,10 @@ def read_frames(path: Path, status: ReadStatus, start_frame: int = 0, threads: i
                 if index < start_frame:
                     continue
                 status.frames_read += 1
-                yield Frame(index, t, frame.to_ndarray(format="bgr24"))
+                if i420 and frame.format.name == "yuv420p":
+                    yield Frame(index, t, frame.to_ndarray())
+                else:
+                    yield Frame(index, t, frame.to_ndarray(format="bgr24"))
         except (av.error.FFmpegError, ValueError, OSError) as exc:
             status.error = f"decoding stopped after frame {index}: {exc}"
 

@@ -8,6 +8,7 @@ when its verdict is a foul or carries a review flag, the frame strip is written 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,7 +60,8 @@ class ShotRecorder:
         self._tracks, self._contacts, self._strip = {}, [], []
         self._stride, self._count = 1, 0
 
-    def add_frame(self, image: np.ndarray, balls_px: dict[str, tuple[float, float]]) -> None:
+    def add_frame(self, image: Callable[[], np.ndarray], balls_px: dict[str, tuple[float, float]]) -> None:
+        """`image` is called only when this frame is sampled for the strip (it may convert colours)."""
         if not self.active:
             return
         for ball, p in balls_px.items():
@@ -68,8 +70,9 @@ class ShotRecorder:
             if not track or abs(track[-1][0] - q[0]) + abs(track[-1][1] - q[1]) > 1.5:
                 track.append(q)
         if self._count % self._stride == 0:
-            s = self.strip_width / image.shape[1]
-            self._strip.append(cv2.resize(image, (self.strip_width, round(image.shape[0] * s)),
+            img = image()
+            s = self.strip_width / img.shape[1]
+            self._strip.append(cv2.resize(img, (self.strip_width, round(img.shape[0] * s)),
                                           interpolation=cv2.INTER_AREA))
             if len(self._strip) >= self.strip_max:
                 self._strip = self._strip[::2]

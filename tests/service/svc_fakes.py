@@ -1,0 +1,132 @@
+"""Helpers for the service tests: tiny videos, scripted stages standing in for vision and the engine, a live server."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import av
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.table import Table
+from rules.events import Event, EventType
+from service import judging
+from service.pipeline.components import CalibrationView
+from service.pipeline.run import AnalyzeConfig, Stages
+from vision.types import BallState, BallStates
+
+FPS = 30
+SIZE = (320, 180)
+
+
+def write_video(path: Path, n: int, fps: int = FPS, skip: tuple[int, ...] = ()) -> Path:
+    """A small H.264 clip of a ball rolling across green cloth; `skip` leaves timestamp gaps (drops)."""
+    w, h = SIZE
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("libx264", rate=fps)
+        s.width, s.height, s.pix_fmt = w, h, "yuv420p"
+        pts = 0
+        for i in range(n):
+            if i in skip:
+                pts += 1
+            img = np.full((h, w, 3), (30, 110, 30), np.uint8)
+            cv2.circle(img, (10 + (2 * i) % (w - 20), h // 2), 6, (240, 240, 240), -1)
+            f = av.VideoFrame.from_ndarray(img, format="bgr24")
+            f.pts = pts
+            pts += 1
+            for p in s.encode(f):
+                c.mux(p)
+        for p in s.encode(None):
+            c.mux(p)
+    return path
+
+
+class ScriptedPerception:
+    """Stands in for vision: a cue ball moving along x, one object ball at rest (no image reading)."""
+
+    def update(self, image: np.ndarray, frame: int, t: float) -> BallStates:
+        st = BallStates.blank(frame, t, ("C", "1"))
+        st.xy_mm[:] = [[-1000.0 + frame * 5.0, 0.0], [500.0, 0.0]]
+        st.state[:] = BallState.MOVING
+        return st
+
+
+class ScriptedDetector:
+    """A shot every 40 frames: start at 5, contact at 15, end at 30 (by frame number, so it is resumable)."""
+
+    def update(self, states: BallStates) -> list[Event]:
+        f, t = states.frame, states.t
+        phase = f % 40
+        if phase == 5:
+            return [Event(EventType.SHOT_START, t, f, ball="C", positions={"C": (-1000.0, 0.0), "1": (500.0, 0.0)})]
+        if phase == 15:
+            return [Event(EventType.BALL_CONTACT, t, f, balls=("C", "1"))]
+        if phase == 30:
+            return [Event(EventType.SHOT_END, t, f)]
+        return []
+
+    def flush(self) -> list[Event]:
+        return []
+
+
+def scripted_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+    cam = CameraModel.look_at((0, 0, 3000), (0, 0, 0), (1, 0, 0), 100, *SIZE)
+    return Stages(CalibrationView(cam, table, "scripted"), ScriptedPerception(), ScriptedDetector())
+
+
+def counting_judge(log: list[dict[str, Any]], game: str) -> judging.MatchFold:
+    """Stands in for the engine: every second shot a foul; A scores one per legal shot."""
+    verdicts = []
+    score = 0
+    for i, _ in enumerate(d for d in log if d.get("type") == "shot_end"):
+        foul = i % 2 == 1
+        score += 0 if foul else 1
+        verdicts.append(judging.VerdictView(i + 1, "foul" if foul else "legal", ("1.20",) if foul else (),
+                                            f"shot {i + 1}", score={"A": score, "B": 0}))
+    return judging.MatchFold(game, tuple(verdicts), {"A": score, "B": 0}, "A", ())
+
+
+
+# --- a real server ----------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    """uvicorn serving the app in a thread on 127.0.0.1:<free port>, against a SQLite file in tmp_path."""
+
+    def __init__(self, data_dir: Path) -> None:
+        import uvicorn
+
+        from service.api.app import create_app
+        from service.api.settings import Settings
+
+        self.data_dir = data_dir
+        self.settings = Settings(data_dir=data_dir)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        app = create_app(self.settings, stage_factory=scripted_stages)
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+

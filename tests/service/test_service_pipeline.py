@@ -1,0 +1,158 @@
+"""The analyze loop with scripted stages: outputs, streaming, resume, bad input, frame timing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import av
+import pytest
+from svc_fakes import counting_judge, scripted_stages
+
+from rules.events import EventType, read_jsonl
+from service.pipeline import checkpoint as ck
+from service.pipeline.run import AnalyzeConfig, Hooks, analyze
+from service.pipeline.timing import FrameVerdict, TimingMonitor
+
+
+def _events(out: Path) -> list[dict[str, object]]:
+    with (out / "events.jsonl").open() as f:
+        return [e.to_dict() for e in read_jsonl(f)]
+
+
+def test_analyze_writes_every_output(clip: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    seen: list[str] = []
+    res = analyze(AnalyzeConfig(clip, out), Hooks(on_event=lambda e: seen.append(str(e.type))), scripted_stages,
+                  counting_judge)
+    for name in ("events.jsonl", "verdicts.jsonl", "scoresheet.csv", "report.html", "annotated.mp4", "log.jsonl"):
+        assert (out / name).stat().st_size > 0, name
+    events = _events(out)
+    assert [e["type"] for e in events] == seen  # the hook saw what the file holds, in order
+    assert sum(1 for e in events if e["type"] == "shot_end") == 3
+    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert [v["shot"] for v in verdicts] == [1, 2, 3]
+    assert res.fold is not None and res.fold.score == {"A": 2, "B": 0}
+    html = (out / "report.html").read_text()
+    for n in (1, 2, 3):
+        assert f'id="shot-{n}"' in html
+    assert "<svg" in html  # the score plot is inline
+    assert (out / "shots" / "strip-002.jpg").exists() and not (out / "shots" / "strip-001.jpg").exists()
+    with av.open(str(out / "annotated.mp4")) as c:
+        assert sum(1 for _ in c.decode(video=0)) == 120
+    assert res.read.complete and "first shot: position" in " ".join(res.notes)
+
+
+def test_events_are_flushed_as_they_come(clip: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    lines_at_event: list[int] = []
+
+    def on_event(e: object) -> None:
+        lines_at_event.append(len((out / "events.jsonl").read_text().splitlines()))
+
+    analyze(AnalyzeConfig(clip, out, annotate=False), Hooks(on_event=on_event), scripted_stages, counting_judge)
+    assert lines_at_event == list(range(1, len(lines_at_event) + 1))
+
+
+class Crash(Exception):
+    pass
+
+
+def test_resume_after_a_crash_gives_the_same_outputs(clip: Path, tmp_path: Path) -> None:
+    whole = tmp_path / "whole"
+    analyze(AnalyzeConfig(clip, whole, checkpoint_every_s=0.5), None, scripted_stages, counting_judge)
+
+    out = tmp_path / "resumed"
+
+    def crash(done: int, total: int, t: float) -> None:
+        if done == 100:
+            raise Crash
+
+    with pytest.raises(Crash):
+        analyze(AnalyzeConfig(clip, out, checkpoint_every_s=0.5), Hooks(on_progress=crash), scripted_stages,
+                counting_judge)
+    ckpt = ck.load(out)
+    assert ckpt is not None and not ckpt.complete and 0 < ckpt.next_frame < 100
+    res = analyze(AnalyzeConfig(clip, out, checkpoint_every_s=0.5, resume=True), None, scripted_stages,
+                  counting_judge)
+    assert res.frames == 120 - ckpt.next_frame  # only the frames after the checkpoint were decoded again
+    assert _events(out) == _events(whole)
+    assert (out / "verdicts.jsonl").read_text() == (whole / "verdicts.jsonl").read_text()
+    with av.open(str(out / "annotated.mp4")) as c:
+        assert sum(1 for _ in c.decode(video=0)) == 120
+
+
+def test_mp4_cut_before_its_index_gives_a_report_that_says_so(make_clip, tmp_path: Path) -> None:
+    src = make_clip("full.mp4", 120)
+    broken = tmp_path / "broken.mp4"
+    broken.write_bytes(src.read_bytes()[:2000])
+    out = tmp_path / "out"
+    res = analyze(AnalyzeConfig(broken, out, annotate=False), None, scripted_stages, counting_judge)
+    assert res.frames == 0 and not res.read.complete
+    assert "could not be read" in (out / "report.html").read_text()
+    assert (out / "events.jsonl").read_text() == ""
+
+
+def test_truncated_mkv_stops_cleanly_and_says_so(tmp_path: Path) -> None:
+    import numpy as np
+    from svc_fakes import SIZE
+
+    path = tmp_path / "clip.mkv"
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("libx264", rate=30)
+        s.width, s.height, s.pix_fmt = *SIZE, "yuv420p"
+        for i in range(150):
+            f = av.VideoFrame.from_ndarray(np.full((SIZE[1], SIZE[0], 3), i % 255, np.uint8), format="bgr24")
+            f.pts = i
+            for p in s.encode(f):
+                c.mux(p)
+        for p in s.encode(None):
+            c.mux(p)
+    data = path.read_bytes()
+    cut = tmp_path / "cut.mkv"
+    cut.write_bytes(data[: int(len(data) * 0.6)] + b"\x00" * 2000)
+    out = tmp_path / "out"
+    res = analyze(AnalyzeConfig(cut, out), None, scripted_stages, counting_judge)
+    assert 0 < res.frames < 150
+    html = (out / "report.html").read_text()
+    assert res.read.complete or "could not be read to the end" in html
+
+
+def test_dropped_frames_are_reported(make_clip, tmp_path: Path) -> None:
+    clip = make_clip("gappy.mp4", 90, skip=(30, 31, 60))
+    out = tmp_path / "out"
+    res = analyze(AnalyzeConfig(clip, out, annotate=False), None, scripted_stages, counting_judge)
+    assert res.timing.dropped == 3 and res.timing.duplicates == 0
+    assert "3 dropped frame(s)" in (out / "report.html").read_text()
+
+
+OK = FrameVerdict.OK
+
+
+@pytest.mark.parametrize(
+    ("times", "expect", "dropped", "dups"),
+    [
+        ([0.0, 1 / 30, 2 / 30, 3 / 30], [FrameVerdict.OK] * 4, 0, 0),
+        ([0.0, 1 / 30, 1 / 30, 2 / 30], [OK, OK, FrameVerdict.DUPLICATE, OK], 0, 1),
+        ([0.0, 1 / 30, 4 / 30], [FrameVerdict.OK, FrameVerdict.OK, FrameVerdict.AFTER_GAP], 2, 0),
+        ([0.0, 0.5 / 30, 1 / 30], [FrameVerdict.OK, FrameVerdict.OK, FrameVerdict.OK], 0, 0),  # jitter
+    ],
+)
+def test_timing_monitor(times: list[float], expect: list[FrameVerdict], dropped: int, dups: int) -> None:
+    tm = TimingMonitor(30.0)
+    assert [tm.observe(i, t) for i, t in enumerate(times)] == expect
+    assert (tm.dropped, tm.duplicates) == (dropped, dups)
+    assert TimingMonitor.from_dict(tm.to_dict()).to_dict() == tm.to_dict()
+
+
+def test_timing_monitor_rejects_bad_fps() -> None:
+    with pytest.raises(ValueError, match="positive fps"):
+        TimingMonitor(0.0).observe(0, 0.0)
+
+
+def test_every_event_line_parses_with_the_schema(clip: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    analyze(AnalyzeConfig(clip, out, annotate=False), None, scripted_stages, counting_judge)
+    with (out / "events.jsonl").open() as f:
+        types = [e.type for e in read_jsonl(f)]
+    assert types[0] is EventType.SHOT_START and types[-1] is EventType.SHOT_END
