@@ -111,7 +111,7 @@ def x_from_camera(cam: CameraModel) -> np.ndarray:
 
 
 def init_from_corners(
-    corners_px: np.ndarray, table: Table, z: float, width: int, height: int
+    corners_px: np.ndarray, table: Table, z: float, width: int, height: int, any_order: bool = True
 ) -> tuple[CameraModel, tuple[int, ...], float]:
     """A distortion-free camera from four image corners of the rectangle at height z.
 
@@ -123,6 +123,8 @@ def init_from_corners(
     best: tuple[float, CameraModel | None, tuple[int, ...]] = (math.inf, None, (0, 1, 2, 3))
     perms = [tuple((k + i) % 4 for i in range(4)) for k in range(4)]
     perms += [tuple(reversed(p)) for p in perms]
+    if not any_order:
+        perms = [(0, 1, 2, 3)]
     for f in np.geomspace(0.25, 4.0, 41) * width:
         K = np.array([[f, 0.0, width / 2.0], [0.0, f, height / 2.0], [0.0, 0.0, 1.0]])
         for perm in perms:
