@@ -9,11 +9,15 @@ touching routes, reports or the web page.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from calibration.table import Table, list_specs
 from service.pipeline.components import ComponentMissing
+
+_CITE = re.compile(r"\((\d+\.\d+[0-9.()a-z]*?)\)(?:[^)]|$)")
 
 # What the user expects on a pyramid table with no other hint (issue 7); other disciplines have no game.
 DEFAULT_GAME = "russian71"
@@ -39,6 +43,8 @@ class VerdictView:
 
     def to_dict(self) -> dict[str, Any]:
         d = dict(self.raw)
+        if isinstance(d.get("review"), dict):
+            d["review_detail"] = d["review"]
         d.update(
             shot=self.shot,
             outcome=self.outcome,
@@ -83,29 +89,71 @@ def _engine() -> Any:
 
 def games() -> list[str]:
     """Game names the engine knows."""
-    eng = _engine()
-    for name in ("GAMES", "RULESETS", "RULE_SETS"):
-        if hasattr(eng, name):
-            return sorted(str(g) for g in getattr(eng, name))
-    return [DEFAULT_GAME]
+    _engine()
+    state = importlib.import_module("rules.state")
+    return [g.value for g in state.Game]
+
+
+def _table_of(log: Sequence[dict[str, Any]]) -> Table:
+    for d in log:
+        if d.get("type") == "match" and d.get("table") in list_specs():
+            return Table.load(str(d["table"]))
+    return Table.load()
 
 
 def fold(log: Sequence[dict[str, Any]], game: str) -> MatchFold:
-    """Judge a whole log: the pure engine call, behind this one function."""
+    """Judge a whole log (rules.engine.judge_log); raises ValueError naming the bad line."""
     eng = _engine()
-    result = eng.judge(list(log), game)
-    return _to_fold(result, game)
+    inputs = importlib.import_module("rules.inputs")
+    state_mod = importlib.import_module("rules.state")
+    items = list(inputs.parse_log(log))
+    judgement = eng.judge_log(items, game=state_mod.parse_game(game) if game else None, table=_table_of(log))
+    verdicts = tuple(verdict_from_dict(v.to_dict(), i) for i, v in enumerate(judgement.verdicts))
+    st = judgement.state
+    if st is None:
+        return MatchFold(game, verdicts, {}, None, ())
+    owed = tuple(
+        f"{d.kind} by {d.by}" + (f" [{' | '.join(d.options)}]" if d.options else "") + (f" ({d.clause})" if d.clause
+                                                                                         else "")
+        for d in st.decisions
+    )
+    return MatchFold(
+        game=str(st.game),
+        verdicts=verdicts,
+        score={str(k): int(v) for k, v in st.score.items()},
+        to_play=st.to_play,
+        owed=owed,
+        finished=st.winner is not None,
+    )
+
+
+def opening_state(
+    opening: str, state: dict[str, Any] | None, positions: dict[str, tuple[float, float]] | None
+) -> dict[str, Any] | None:
+    """The `state` line for how the recording starts: nothing for a plain break; for a shot from a position,
+    the balls as seen at rest before it; the user's --state (score, to_play, ...) merged in either way."""
+    if opening == "break" and not state:
+        return None
+    line: dict[str, Any] = {"type": "state", "phase": "break" if opening == "break" else "play"}
+    if opening != "break" and positions:
+        line["balls"] = {b: [round(p[0], 1), round(p[1], 1)] for b, p in positions.items()}
+    line.update(state or {})
+    line["type"] = "state"
+    return line
 
 
 def match_header(
-    game: str, table: str, opening: str, state: dict[str, Any] | None, players: tuple[str, str] = ("A", "B")
+    game: str, table: str, opening: str, state: dict[str, Any] | None, players: tuple[str, str] = ("A", "B"),
+    positions: dict[str, tuple[float, float]] | None = None,
 ) -> list[dict[str, Any]]:
-    """The log entries that open a match: the game and table, and the position the recording starts in."""
+    """The log entries that open a match: the game, players and table, and the position it starts in."""
     entries: list[dict[str, Any]] = [
-        {"type": "match", "game": game, "players": list(players), "table": table, "opening": opening}
+        {"type": "match", "game": game, "players": list(players), "breaker": players[0], "table": table,
+         "opening": opening}
     ]
-    if state:
-        entries.append({"type": "state", **state})
+    line = opening_state(opening, state, positions)
+    if line is not None:
+        entries.append(line)
     return entries
 
 
@@ -120,57 +168,43 @@ def merge_log(inputs: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]
 
 
 def verdict_from_dict(d: dict[str, Any], index: int) -> VerdictView:
-    """Tolerant reading of one verdict dict (engine output or a stored row)."""
+    """One verdict dict (rules.verdict.Verdict.to_dict, or a stored row of this class's to_dict)."""
 
-    def _tuple(v: Any) -> tuple[str, ...]:
+    def _strs(v: Any) -> tuple[str, ...]:
         if v is None:
             return ()
-        if isinstance(v, str):
-            return (v,)
-        return tuple(str(x) for x in v)
+        return (str(v),) if isinstance(v, str) else tuple(str(x) for x in v)
 
-    clauses = _tuple(d.get("clauses", d.get("clause")))
-    reasons = _tuple(d.get("review_reasons", d.get("review")) if not isinstance(d.get("review"), bool) else
-                     d.get("review_reasons"))
-    review = bool(d.get("review")) if isinstance(d.get("review"), bool) else bool(reasons)
+    if "legal" in d and "outcome" not in d:  # the engine's own format
+        fouls = d.get("fouls") or []
+        clauses = tuple(dict.fromkeys(str(f.get("clause", "")) for f in fouls if f.get("clause")))
+        if not clauses:  # a legal shot cites the clause its explanation rests on, e.g. "(1.12.1(2))"
+            m = _CITE.search(str(d.get("explanation", "")))
+            clauses = (m.group(1),) if m else ()
+        review = d.get("review") or {}
+        return VerdictView(
+            shot=int(d.get("shot", index + 1)),
+            outcome="legal" if d["legal"] else "foul",
+            clauses=clauses,
+            explanation=str(d.get("explanation", "")),
+            review=bool(review.get("flag", False)),
+            review_reasons=_strs(review.get("reasons")),
+            player=None if d.get("player") is None else str(d["player"]),
+            t=None if d.get("t") is None else float(d["t"]),
+            points={str(k): int(v) for k, v in (d.get("points") or {}).items()},
+            score={str(k): int(v) for k, v in (d.get("score") or {}).items()},
+            raw=d,
+        )
     return VerdictView(
         shot=int(d.get("shot", index + 1)),
-        outcome=str(d.get("outcome", d.get("verdict", "unknown"))),
-        clauses=clauses,
+        outcome=str(d.get("outcome", "unknown")),
+        clauses=_strs(d.get("clauses")),
         explanation=str(d.get("explanation", "")),
-        review=review,
-        review_reasons=reasons,
+        review=bool(d.get("review", False)),
+        review_reasons=_strs(d.get("review_reasons")),
         player=None if d.get("player") is None else str(d.get("player")),
         t=None if d.get("t") is None else float(d["t"]),
         points={str(k): int(v) for k, v in (d.get("points") or {}).items()},
         score={str(k): int(v) for k, v in (d.get("score") or {}).items()},
         raw=d,
-    )
-
-
-def _as_dict(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, dict):
-        return obj
-    if hasattr(obj, "to_dict"):
-        return dict(obj.to_dict())
-    if hasattr(obj, "__dataclass_fields__"):
-        from dataclasses import asdict
-
-        return asdict(obj)
-    raise TypeError(f"cannot read a verdict of type {type(obj).__name__}")
-
-
-def _to_fold(result: Any, game: str) -> MatchFold:
-    d: dict[str, Any] = _as_dict(result) if not isinstance(result, list) else {"verdicts": result}
-    verdicts = tuple(verdict_from_dict(_as_dict(v), i) for i, v in enumerate(d.get("verdicts", [])))
-    raw_score: dict[str, Any] = d.get("score") or (verdicts[-1].score if verdicts else {})
-    score = {str(k): int(v) for k, v in raw_score.items()}
-    owed = tuple(str(o) if not isinstance(o, dict) else str(o.get("text", o)) for o in d.get("owed", []) or [])
-    return MatchFold(
-        game=str(d.get("game", game)),
-        verdicts=verdicts,
-        score=score,
-        to_play=None if d.get("to_play") is None else str(d.get("to_play")),
-        owed=owed,
-        finished=bool(d.get("finished", False)),
     )

@@ -49,8 +49,13 @@ def match_events(truth: Sequence[Event], found: Sequence[Event], tol: int = FRAM
     return counts
 
 
+def verdict_key(v: judging.VerdictView) -> tuple[object, ...]:
+    """What "judged the same" means: legal or foul, the foul clauses, and the points each player got."""
+    return (v.outcome, tuple(sorted(v.clauses)) if v.is_foul else (), tuple(sorted(v.points.items())))
+
+
 def same_verdict(a: judging.VerdictView, b: judging.VerdictView) -> bool:
-    return a.outcome == b.outcome and sorted(a.clauses) == sorted(b.clauses)
+    return verdict_key(a) == verdict_key(b)
 
 
 @dataclass
