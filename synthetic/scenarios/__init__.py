@@ -1,0 +1,37 @@
+"""Scenarios: named situations played by the physics into a Timeline plus the rules-engine log.
+
+`SCENARIOS` maps a name (what the scenario shows) to a builder `seed -> Scenario`; `build` plays one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from synthetic.scenarios import shots
+from synthetic.scenarios.language import Scenario
+from synthetic.scenarios.runner import play
+from synthetic.world import Timeline
+
+SCENARIOS: dict[str, Callable[[int], Scenario]] = {
+    "break": shots.break_shot,
+    "break_incomplete_rack": shots.incomplete_rack_break,
+    "legal_straight_pot": shots.straight_pot,
+    "legal_cut_pot": shots.cut_pot,
+    "legal_thin_cut": shots.thin_cut,
+    "legal_bank_shot": shots.bank_shot,
+    "legal_kiss_pot": shots.kiss_pot,
+    "spotting_two_balls": shots.spotting_after_jump,
+}
+
+
+def build(name: str, seed: int, fps: float) -> tuple[Timeline, list[dict[str, Any]]]:
+    """Play scenario `name` with `seed` at `fps`: the Timeline and the rules-engine log items."""
+    try:
+        maker = SCENARIOS[name]
+    except KeyError as exc:
+        raise ValueError(f"unknown scenario {name!r}; known: {', '.join(sorted(SCENARIOS))}") from exc
+    return play(maker(seed), fps)
+
+
+__all__ = ["SCENARIOS", "Scenario", "build"]

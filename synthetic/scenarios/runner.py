@@ -1,0 +1,129 @@
+"""Playing a Scenario: a simulator runs the steps; the result is a Timeline plus the rules-engine log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from calibration.table import Table
+from rules.spotting import spot_balls
+from synthetic.physics.sim import Simulator
+from synthetic.physics.stroke import Stroke
+from synthetic.physics.timeline import to_timeline
+from synthetic.scenarios.aim import aim_point, ghost_angle, natural_speed, solve_bank, solve_pot
+from synthetic.scenarios.language import (
+    BankShot,
+    Disturb,
+    Drop,
+    Place,
+    PlayFrame,
+    PotShot,
+    Referee,
+    Scenario,
+    Shoot,
+    SpotBalls,
+    Step,
+    Wait,
+)
+from synthetic.world import Timeline
+
+PRE_STROKE_S = 0.8  # the cue and arm are over the table for 0.7 s before a stroke
+POST_REST_S = 0.5
+
+
+@dataclass
+class Director:
+    """The running state of a scenario: the world, the log and the notes."""
+
+    sim: Simulator
+    rng: np.random.Generator
+    log: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def referee(self, item: dict[str, Any]) -> None:
+        self.log.append({**item, "t": round(self.sim.t, 6)})
+
+    def stroke(self, stroke: Stroke, extra: dict[str, Any] | None = None, settle: bool = True) -> None:
+        self.sim.run(PRE_STROKE_S + float(self.rng.uniform(0.0, 0.4)))
+        self.sim.strike(stroke, extra)
+        if settle:
+            self.settle()
+
+    def settle(self) -> None:
+        self.sim.run_until_rest(40.0)
+        self.sim.run(POST_REST_S)
+
+
+def play(scenario: Scenario, fps: float) -> tuple[Timeline, list[dict[str, Any]]]:
+    """Run every step of the scenario; returns the timeline and the log (match header first)."""
+    table = Table.load(scenario.table)
+    sim = Simulator(table, fps, seed=scenario.seed)
+    d = Director(sim, np.random.default_rng(scenario.seed))
+    for ball, xy in scenario.setup.items():
+        sim.place(ball, xy)
+    d.log.append(
+        {
+            "type": "match",
+            "game": scenario.game,
+            "players": list(scenario.players),
+            "breaker": scenario.breaker,
+            "t": 0.0,
+        }
+    )
+    sim.run(scenario.lead_in)
+    for step in scenario.steps:
+        run_step(d, step)
+    sim.run(0.3)
+    return to_timeline(sim), d.log
+
+
+def run_step(d: Director, step: Step) -> None:
+    sim = d.sim
+    if isinstance(step, Shoot):
+        d.stroke(step.stroke, step.extra, step.settle)
+    elif isinstance(step, PotShot):
+        s = solve_pot(sim, step.cue, step.ball, step.pocket, step.speed, step.height, step.side, step.allow_scratch)
+        if s is None:
+            d.notes.append(f"no verified stroke pots {step.ball} in {step.pocket}; played the ghost-ball aim")
+            aim = aim_point(sim, step.pocket)
+            phi, cut = ghost_angle(sim, step.cue, step.ball, aim)
+            s = Stroke(
+                step.cue, step.speed or natural_speed(sim, step.cue, step.ball, aim, cut), phi, step.height, step.side
+            )
+        d.stroke(s)
+    elif isinstance(step, BankShot):
+        s = solve_bank(sim, step.cue, step.ball, step.pocket, step.cushion)
+        if s is None:
+            d.notes.append(f"no verified bank of {step.ball} off {step.cushion} into {step.pocket}")
+            phi, _ = ghost_angle(sim, step.cue, step.ball, aim_point(sim, step.pocket))
+            s = Stroke(step.cue, 3000.0, phi)
+        d.stroke(s)
+    elif isinstance(step, Wait):
+        sim.run(step.seconds)
+    elif isinstance(step, Disturb):
+        sim.run(0.6)
+        sim.disturb(step.ball, step.velocity)
+        d.settle()
+    elif isinstance(step, Place):
+        for ball, xy in step.balls.items():
+            sim.run(0.3)
+            sim.hand(xy)
+            sim.run(0.3)
+            sim.place(ball, xy)
+        sim.run(0.5)
+    elif isinstance(step, SpotBalls):
+        spots = spot_balls(sim.table, list(step.balls), sim.positions())
+        run_step(d, Place(spots))
+    elif isinstance(step, Drop):
+        sim.drop(step.ball, step.pocket, {"hanging": True})
+        sim.run(0.3)
+    elif isinstance(step, Referee):
+        d.referee(step.item)
+    elif isinstance(step, PlayFrame):
+        from synthetic.scenarios.frames import play_frame  # the policy player needs the runner
+
+        play_frame(d, step)
+    else:
+        raise TypeError(f"unknown scenario step {step!r}")
