@@ -219,7 +219,10 @@ def _frozen_from_positions(positions: Mapping[str, Point], declared: Mapping[str
                            settings: RulesSettings, table: Table) -> dict[str, list[FrozenInfo]]:
     """Frozen balls computed from rest positions when vision sent no `frozen` items."""
     items: list[dict[str, object]] = []
+    reach = table.ball_radius + settings.frozen_tol_mm + settings.frozen_band_mm
     for b, xy in positions.items():
+        if abs(xy[0]) < table.half_length - reach and abs(xy[1]) < table.half_width - reach:
+            continue  # far from every cushion: skip the exact (slower) geometry
         for cushion, gap in table.cushion_gaps(xy).items():
             items.append({"ball": b, "cushion": cushion, "gap_mm": gap})
     return frozen_table(items, declared, settings)

@@ -31,6 +31,7 @@ class Token:
     kind: TokenKind
     origin: str
     cushion: str | None = None
+    event: Event | None = None  # the rebound or crossing that created it
 
 
 @dataclass(frozen=True)
@@ -148,10 +149,12 @@ def judge_chain(
     moved: set[str] = set()
     toks = _Tokens(settings)
 
-    def win(clause: str, text: str, *evs: Event) -> None:
+    def win(clause: str, text: str, e: Event, tok: Token | None = None) -> None:
         if not res.legal:
             res.legal, res.clause, res.text = True, clause, text
-            res.rests_on.extend(evs)
+            if tok is not None and tok.event is not None:
+                res.rests_on.append(tok.event)
+            res.rests_on.append(e)
 
     for i, e in enumerate(events):
         counting = first_contact is not None and i >= first_contact
@@ -168,11 +171,11 @@ def judge_chain(
             tok = toks.any_cushion(b)
             if tok is not None:
                 if tok.origin == b:
-                    win("1.20(4a)", f"{_origin_phrase(tok)}, then crossed the centre line (1.20(4a))", e)
+                    win("1.20(4a)", f"{_origin_phrase(tok)}, then crossed the centre line (1.20(4a))", e, tok)
                 else:
                     win("1.20(4b)", f"{_origin_phrase(tok)}, then rolled {name(b)} across the centre line "
-                        "(1.20(4b))", e)
-            toks.add(b, Token(TokenKind.LINE, b))
+                        "(1.20(4b))", e, tok)
+            toks.add(b, Token(TokenKind.LINE, b, None, e))
         elif e.type is EventType.CUSHION and e.ball is not None and e.cushion is not None:
             b, s = e.ball, e.cushion
             left_line.add(b)
@@ -185,12 +188,12 @@ def judge_chain(
             if tl is not None:
                 clause = "1.20(3a)" if tl.origin == b else "1.20(3b)"
                 verb = "touched the" if tl.origin == b else f"drove {name(b)} to the"
-                win(clause, f"{_origin_phrase(tl)}, then {verb} {s} cushion ({clause})", e)
+                win(clause, f"{_origin_phrase(tl)}, then {verb} {s} cushion ({clause})", e, tl)
             elif tc is not None:
                 clause = "1.20(2a)" if tc.origin == b else "1.20(2b)"
                 verb = "touched the" if tc.origin == b else f"drove {name(b)} to the"
-                win(clause, f"{_origin_phrase(tc)}, then {verb} {s} cushion ({clause})", e)
-            toks.add(b, Token(TokenKind.CUSHION, b, s))
+                win(clause, f"{_origin_phrase(tc)}, then {verb} {s} cushion ({clause})", e, tc)
+            toks.add(b, Token(TokenKind.CUSHION, b, s, e))
         elif e.type is EventType.BALL_CONTACT and e.balls is not None:
             a, b = e.balls
             if i in ignored or not counting:
@@ -211,7 +214,7 @@ def judge_chain(
                     clause = ("1.20(3c)" if tl is not None else "1.20(2c)")
                     verb = "touched" if qualifying.origin == hitter else f"drove {name(hitter)} onto"
                     win(clause, f"{_origin_phrase(qualifying)}, then {verb} {name(target)} frozen to the "
-                        f"{fi.cushion} cushion ({clause})", e)
+                        f"{fi.cushion} cushion ({clause})", e, qualifying)
             ta, tb = toks.of(a), toks.of(b)
             for tok in tb:
                 toks.add(a, tok)
@@ -222,7 +225,7 @@ def judge_chain(
                 if target not in moved:
                     for fi in frozen.get(target, []):
                         if fi.declared:
-                            toks.add(hitter, Token(TokenKind.CUSHION, target, fi.cushion))
+                            toks.add(hitter, Token(TokenKind.CUSHION, target, fi.cushion, e))
             moved.update((a, b))
         elif e.type is EventType.POT and e.ball is not None:
             left_line.add(e.ball)

@@ -162,6 +162,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     nomination_during = nomination_of(during_noms[-1], st.classic_mode) if during_noms else None
     state_pos = {b: p for b, p in st.balls.items() if p is not None}
     facts = analyse_shot(rec, state_pos, prep.declared, cfg, table)
+    _drop_unknown_balls(st, facts, prep.review)
     clock_info, overrun, ext_used = _clock(st, rec, player)
     referee = [*prep.fouls, *(r for r in rec.during if r.type is InputType.FOUL)]
     rep = detect_fouls(facts, rs, table, is_break=is_break, hand=st.hand,
@@ -177,7 +178,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         return _replay(st, rec, facts, player, prep.review, override)
 
     potted = [(p.ball, p.pocket) for p in facts.potted]
-    remaining = [b for b in st.balls if b != "C" and b not in facts.potted_balls and b not in facts.jumped_balls]
+    gone = {*facts.potted_balls, *facts.jumped_balls}
+    remaining = [b for b in st.balls if b != "C" and b not in gone]
     if after and not fouls and not remaining:
         after = []
         readings.append(READINGS["after_last_ball"])
@@ -262,6 +264,19 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     elif result is Result.MATCH_WON:
         st2 = replace(st2, phase=Phase.MATCH_OVER)
     return st2, verdict
+
+
+def _drop_unknown_balls(st: MatchState, facts: ShotFacts, review: list[str]) -> None:
+    """Pots and jumps of balls the engine does not have on the bed cannot be judged: dropped, for review."""
+    on_bed = set(st.balls) | {facts.struck}
+    if "C" not in on_bed and not any("C" in s for s in st.shelves.values()):
+        on_bed.add("C")  # the cue ball in hand
+    for p in [p for p in facts.potted if p.ball not in on_bed]:
+        facts.potted.remove(p)
+        review.append(f"pot of ball {p.ball}, which is not on the table: ignored")
+    for e in [e for e in facts.jumped if e.ball not in on_bed]:
+        facts.jumped.remove(e)
+        review.append(f"ball {e.ball} reported off the table but it is not on it: ignored")
 
 
 def st2_readings(st: MatchState, st2: MatchState, rs: RuleSet) -> list[str]:
