@@ -1,0 +1,84 @@
+"""Track-to-detection assignment with motion hypotheses, solved by `linear_sum_assignment`.
+
+A ball's next position is not one point: it rolls on (constant velocity, mirrored at a cushion), or it
+stops or is kicked at a contact with another ball, or it did something unmodelled (a swerve, a touch).
+Each track offers a few hypotheses (point, std, penalty); the cost of a detection is the best
+`(d / std)^2 + penalty` among the hypotheses it falls within 3 std of. A resting ball's own hypothesis is
+a few mm wide, so a ball that arrives next to it (at 2 R) can never take over its identity: that is what
+keeps identities when two balls meet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+INVALID = 1e6
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    point: np.ndarray  # (2,) mm
+    std: float  # mm
+    penalty: float
+    origin: np.ndarray  # (2,) where a re-seeded velocity is measured from
+    dt_from_origin: float  # seconds from origin to the frame time
+
+
+def contact_time(p: np.ndarray, v: np.ndarray, q: np.ndarray, u: np.ndarray, dist: float, dt: float) -> float | None:
+    """First time in [0, dt] when balls at p, q with velocities v, u come within `dist`, else None."""
+    dp, dv = p - q, v - u
+    a = float(dv @ dv)
+    b = 2.0 * float(dp @ dv)
+    c = float(dp @ dp) - dist * dist
+    if c <= 0.0:
+        return 0.0 if b < 0.0 else None  # touching already: a contact only if approaching
+    if a < 1e-9:
+        return None
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return None
+    t = (-b - np.sqrt(disc)) / (2 * a)
+    return float(t) if 0.0 <= t <= dt else None
+
+
+def cost_matrix(hyps: list[list[Hypothesis]], dets: np.ndarray, extra: np.ndarray | None = None) -> tuple[
+    np.ndarray, np.ndarray
+]:
+    """(T, D) costs and the index of the hypothesis that gave each cost (-1 when invalid)."""
+    T, D = len(hyps), len(dets)
+    cost = np.full((T, D), INVALID)
+    which = np.full((T, D), -1, dtype=int)
+    for i, hs in enumerate(hyps):
+        for k, h in enumerate(hs):
+            d = np.linalg.norm(dets - h.point, axis=1)
+            ok = d <= 3.0 * h.std
+            c = (d / h.std) ** 2 + h.penalty
+            better = ok & (c < cost[i])
+            cost[i, better] = c[better]
+            which[i, better] = k
+    if extra is not None:
+        valid = cost < INVALID
+        cost[valid] += extra[valid]
+    return cost, which
+
+
+def solve(cost: np.ndarray) -> list[tuple[int, int]]:
+    """Minimum-cost pairs (track, detection), dropping pairs that were gated out."""
+    if cost.size == 0:
+        return []
+    rows, cols = linear_sum_assignment(cost)
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if cost[r, c] < INVALID]
+
+
+def ambiguity(cost: np.ndarray, pairs: list[tuple[int, int]]) -> dict[int, float]:
+    """Per assigned track, the margin between its cost and the best cost of another track for its detection
+    (small margin: identity could have gone either way)."""
+    out: dict[int, float] = {}
+    for r, c in pairs:
+        col = cost[:, c].copy()
+        col[r] = INVALID
+        out[r] = float(col.min() - cost[r, c]) if col.min() < INVALID else np.inf
+    return out

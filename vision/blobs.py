@@ -1,0 +1,144 @@
+"""Ball centres inside foreground blobs of the rectified bed: peeling merged blobs into discs of the known
+radius, then a mean-shift refinement on the clipped foreground score.
+
+A solid blob (the rack, frozen pairs) has no inner edges in a binary mask, so centres are placed from the
+outside in: the disc that fits and lies farthest from the blob's centroid is taken first, its pixels
+removed, and so on. For a rack this takes corners, then edges, then the inside, which follows the packing.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def disc_kernel(radius: float) -> np.ndarray:
+    """A float32 disc of the given radius (pixels), normalised to sum 1."""
+    n = int(np.ceil(radius))
+    yy, xx = np.mgrid[-n : n + 1, -n : n + 1]
+    k = ((xx * xx + yy * yy) <= radius * radius).astype(np.float32)
+    return k / k.sum()
+
+
+def peel_centres(
+    mask: np.ndarray, radius: float, seeds: np.ndarray, fill_min: float = 0.93, max_balls: int = 24
+) -> np.ndarray:
+    """Centres (K, 2) (column, row) of discs of `radius` packed into the binary blob `mask` (uint8 0/255).
+
+    `seeds` (S, 2) are centres already known (tracker predictions inside this blob); their discs are
+    removed first and they are returned first, followed by the peeled ones.
+    """
+    work = (mask > 0).astype(np.float32)
+    h, w = work.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    out = [tuple(s) for s in np.asarray(seeds, dtype=float).reshape(-1, 2)]
+    for cx, cy in out:
+        work[(xx - cx) ** 2 + (yy - cy) ** 2 <= radius * radius] = 0.0
+    kernel = disc_kernel(0.8 * radius)
+    while len(out) < max_balls:
+        fill = cv2.filter2D(work, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+        cand = fill >= fill_min
+        if not cand.any():
+            break
+        ys, xs = np.nonzero(cand)
+        m = work > 0
+        cy0, cx0 = yy[m].mean(), xx[m].mean()
+        i = int(np.argmax((xs - cx0) ** 2 + (ys - cy0) ** 2))
+        cx, cy = float(xs[i]), float(ys[i])
+        out.append((cx, cy))
+        work[(xx - cx) ** 2 + (yy - cy) ** 2 <= radius * radius] = 0.0
+    return np.asarray(out, dtype=float).reshape(-1, 2)
+
+
+def mean_shift(
+    weights: np.ndarray, centres: np.ndarray, radius: float, iterations: int = 5
+) -> tuple[np.ndarray, np.ndarray]:
+    """Move each centre to the weighted centroid of `weights` (float32, 0..1) within `radius`; repeat.
+
+    Returns the refined centres and each disc's mean weight (its fill, 0..1). With weights clipped below the
+    ball's own contrast, the inside of a ball is flat and the limb is lower, so the fixed point is the
+    disc centre and a touching neighbour adds only its dim limb.
+    """
+    h, w = weights.shape
+    n = int(np.ceil(radius)) + 1
+    out = np.asarray(centres, dtype=float).reshape(-1, 2).copy()
+    fill = np.zeros(len(out))
+    yy, xx = np.mgrid[-n : n + 1, -n : n + 1].astype(np.float32)
+    for k in range(len(out)):
+        cx, cy = out[k]
+        for _ in range(iterations):
+            ix, iy = round(cx), round(cy)
+            x0, x1, y0, y1 = ix - n, ix + n + 1, iy - n, iy + n + 1
+            if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+                break
+            patch = weights[y0:y1, x0:x1]
+            dx, dy = xx + (ix - cx), yy + (iy - cy)
+            inside = (dx * dx + dy * dy) <= radius * radius
+            wts = patch * inside
+            total = float(wts.sum())
+            if total <= 1e-6:
+                break
+            ncx = cx + float((wts * dx).sum()) / total
+            ncy = cy + float((wts * dy).sum()) / total
+            done = abs(ncx - cx) + abs(ncy - cy) < 0.02
+            cx, cy = ncx, ncy
+            if done:
+                break
+        out[k] = (cx, cy)
+        ix, iy = round(cx), round(cy)
+        x0, y0 = max(ix - n, 0), max(iy - n, 0)
+        patch = weights[y0 : iy + n + 1, x0 : ix + n + 1]
+        py, px = np.mgrid[y0 : y0 + patch.shape[0], x0 : x0 + patch.shape[1]]
+        inside = (px - cx) ** 2 + (py - cy) ** 2 <= (0.9 * radius) ** 2
+        fill[k] = float(patch[inside].mean()) if inside.any() else 0.0
+    return out, fill
+
+
+def ring_support(mask: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """Share of the ring 1.2 r .. 1.6 r around each centre that is foreground not explained by any disc.
+
+    Near 0 for a ball on cloth or in a rack; near 1 for a disc placed inside an arm or a large occluder."""
+    h, w = mask.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    explained = np.zeros((h, w), bool)
+    for cx, cy in centres:
+        explained |= (xx - cx) ** 2 + (yy - cy) ** 2 <= (1.08 * radius) ** 2
+    fg = (mask > 0) & ~explained
+    out = np.zeros(len(centres))
+    for k, (cx, cy) in enumerate(centres):
+        d2 = (xx - cx) ** 2 + (yy - cy) ** 2
+        ring = (d2 >= (1.2 * radius) ** 2) & (d2 <= (1.6 * radius) ** 2)
+        out[k] = float(fg[ring].sum()) / (np.pi * 1.12 * radius * radius)
+    return out
+
+
+def ring_kernel(inner: float, outer: float) -> np.ndarray:
+    """A float32 annulus inner..outer (pixels), normalised to sum 1."""
+    n = int(np.ceil(outer))
+    yy, xx = np.mgrid[-n : n + 1, -n : n + 1]
+    d2 = xx * xx + yy * yy
+    k = ((d2 >= inner * inner) & (d2 <= outer * outer)).astype(np.float32)
+    return k / k.sum()
+
+
+def response_peaks(weights: np.ndarray, radius: float, min_response: float = 0.3) -> np.ndarray:
+    """Centres (K, 2) of ball-sized bright discs in `weights` (float32 0..1): local maxima of
+    mean(disc 0.8 r) - 0.5 mean(ring 1.05 r .. 1.4 r), at least 1.3 r apart, strongest first.
+
+    The dark gaps and shadows between touching balls make the ring term dip at each ball's own centre,
+    so a rack gives one peak per ball where a binary mask gives one solid blob."""
+    disc = cv2.filter2D(weights, -1, disc_kernel(0.8 * radius), borderType=cv2.BORDER_CONSTANT)
+    ring = cv2.filter2D(weights, -1, ring_kernel(1.05 * radius, 1.4 * radius), borderType=cv2.BORDER_CONSTANT)
+    resp = disc - 0.5 * ring
+    size = max(3, round(1.2 * radius) | 1)
+    peaks = (resp >= cv2.dilate(resp, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))) & (
+        resp >= min_response
+    )
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-resp[ys, xs])
+    out: list[tuple[float, float]] = []
+    for i in order:
+        p = (float(xs[i]), float(ys[i]))
+        if all((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 >= (1.3 * radius) ** 2 for q in out):
+            out.append(p)
+    return np.asarray(out, dtype=float).reshape(-1, 2)

@@ -1,0 +1,62 @@
+"""Initial ball identities: from a given position map (rules engine, referee, ground truth) or from the
+rack (Russian order, 5.3) with the coloured ball found by its class."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from calibration.table import Table
+from rules.rack import RUSSIAN_RACK_ORDER
+from vision.types import BallClass, Detections
+
+COLOURED_ID = "C"
+
+
+def match_positions(
+    ids: list[str], positions: np.ndarray, dets_xy: np.ndarray, gate_mm: float
+) -> dict[str, int]:
+    """Ball id -> detection index by minimum total distance, pairs farther than gate_mm dropped."""
+    if not len(ids) or not len(dets_xy):
+        return {}
+    d = np.linalg.norm(np.asarray(positions)[:, None, :] - dets_xy[None, :, :], axis=2)
+    cost = np.where(d <= gate_mm, d, 1e6)
+    rows, cols = linear_sum_assignment(cost)
+    return {ids[r]: int(c) for r, c in zip(rows, cols, strict=True) if cost[r, c] < 1e6}
+
+
+def from_position_map(
+    positions: dict[str, tuple[float, float]], dets: Detections, gate_mm: float
+) -> dict[str, tuple[int, float]]:
+    """Ball id -> (detection index, identity confidence) for ids of a known position map."""
+    ids = list(positions)
+    m = match_positions(ids, np.asarray([positions[i] for i in ids], dtype=float).reshape(-1, 2), dets.xy_mm, gate_mm)
+    return {b: (k, 1.0) for b, k in m.items()}
+
+
+def from_rack(
+    table: Table, dets: Detections, ids: tuple[str, ...], order: tuple[str, ...] = RUSSIAN_RACK_ORDER
+) -> dict[str, tuple[int, float]]:
+    """Ids from the rack: the coloured ball by class, ivory balls by their rack slot. Detections that fit no
+    slot get the remaining ids with low confidence (an unknown layout cannot name them)."""
+    out: dict[str, tuple[int, float]] = {}
+    used: set[int] = set()
+    coloured = [k for k in range(len(dets)) if dets.cls[k] == BallClass.COLOURED]
+    if COLOURED_ID in ids and coloured:
+        best = max(coloured, key=lambda k: float(dets.confidence[k]))
+        out[COLOURED_ID] = (best, 0.95 if len(coloured) == 1 else 0.5)
+        used.add(best)
+    slots = table.rack_positions(list(order))
+    rack_ids = [b for b in order if b in ids and b not in out]
+    free = [k for k in range(len(dets)) if k not in used]
+    m = match_positions(
+        rack_ids, np.asarray([slots[b] for b in rack_ids]).reshape(-1, 2), dets.xy_mm[free], table.ball_radius * 0.8
+    )
+    for b, j in m.items():
+        out[b] = (free[j], 0.95)
+        used.add(free[j])
+    rest_ids = [b for b in ids if b not in out]
+    rest_dets = sorted((k for k in range(len(dets)) if k not in used), key=lambda k: tuple(dets.xy_mm[k]))
+    for b, k in zip(rest_ids, rest_dets, strict=False):
+        out[b] = (k, 0.1)
+    return out

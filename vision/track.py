@@ -1,0 +1,303 @@
+"""Multi-ball tracking: one Kalman track per ball id, motion-hypothesis assignment, states with hysteresis.
+
+`TrackSet.step(dets, t, occluded)` is the pure core (no cv2, testable with hand-made Detections);
+`BallTracker` in vision.tracker drives it from frames through the detector.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from filterpy.kalman import KalmanFilter
+
+from calibration.table import Table
+from rules.events import BALL_IDS
+from vision import kalman
+from vision.assign import Hypothesis, ambiguity, contact_time, cost_matrix, solve
+from vision.identity import COLOURED_ID, from_position_map, from_rack
+from vision.types import BallClass, BallState, BallStates, Detections
+
+Occluded = Callable[[np.ndarray], bool]  # table mm -> is that point under an occluder
+
+
+@dataclass
+class TrackerConfig:
+    move_speed_mm_s: float = 60.0  # filtered speed above this: moving
+    start_disp_mm: float = 4.0  # a resting ball displaced this far from its rest point: moving
+    rest_disp_mm: float = 2.0  # displacement over `rest_frames` below this: stopping
+    rest_frames: int = 6
+    spin_diff: float = 9.0  # mean abs grey difference of the ball's texture between frames: spinning
+    lost_frames: int = 2  # misses before a vanished ball is potted / off the table / hidden
+    vmax_mm_s: float = 12000.0
+    class_penalty: float = 8.0
+
+
+@dataclass
+class Track:
+    ball: str
+    kf: KalmanFilter
+    state: BallState = BallState.UNKNOWN
+    id_conf: float = 0.0
+    conf: float = 0.0
+    misses: int = 0
+    still: int = 0
+    spin: int = 0
+    rest_xy: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
+    history: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=8))
+    patch: np.ndarray | None = None
+    prev_xy: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
+    prev_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
+
+    @property
+    def xy(self) -> np.ndarray:
+        return self.kf.x[:2, 0].copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        return self.kf.x[2:, 0].copy()
+
+    @property
+    def in_play(self) -> bool:
+        return self.state not in (BallState.POTTED, BallState.OFF_TABLE, BallState.UNKNOWN)
+
+
+class TrackSet:
+    """Tracks for a fixed set of ball ids. Identities come from `initial_positions` or from the rack."""
+
+    def __init__(
+        self,
+        table: Table,
+        ids: tuple[str, ...] = BALL_IDS,
+        initial_positions: dict[str, tuple[float, float]] | None = None,
+        config: TrackerConfig | None = None,
+    ) -> None:
+        self.table = table
+        self.ids = ids
+        self.config = config or TrackerConfig()
+        self.initial_positions = initial_positions
+        self.tracks = {b: Track(b, kalman.make_filter(np.zeros(2))) for b in ids}
+        self.t: float | None = None
+        self.frame = -1
+        self.R = table.ball_radius
+
+    # --- identity ---------------------------------------------------------------------------
+    def _initialise(self, dets: Detections) -> None:
+        if self.initial_positions is not None:
+            got = from_position_map(self.initial_positions, dets, gate_mm=3 * self.R)
+            for b, xy in self.initial_positions.items():
+                if b in self.tracks and b not in got:
+                    tr = self.tracks[b]
+                    tr.kf = kalman.make_filter(np.asarray(xy, float))
+                    tr.state, tr.id_conf, tr.rest_xy = BallState.HIDDEN, 0.8, np.asarray(xy, float)
+        else:
+            got = from_rack(self.table, dets, self.ids)
+        for b, (k, idc) in got.items():
+            tr = self.tracks[b]
+            tr.kf = kalman.make_filter(dets.xy_mm[k])
+            tr.state, tr.id_conf, tr.conf = BallState.STATIONARY, idc, float(dets.confidence[k])
+            tr.rest_xy = dets.xy_mm[k].copy()
+            tr.history.append(dets.xy_mm[k].copy())
+            tr.patch = dets.data["patch"][k] if "patch" in dets.data else None
+
+    def set_positions(self, positions: dict[str, tuple[float, float]], id_conf: float = 0.9) -> None:
+        """Identities stated by the rules engine or the referee (spotted balls, re-racks): tracks jump there."""
+        for b, xy in positions.items():
+            tr = self.tracks[b]
+            tr.kf = kalman.make_filter(np.asarray(xy, float))
+            tr.state, tr.id_conf, tr.misses = BallState.STATIONARY, id_conf, 0
+            tr.rest_xy = np.asarray(xy, float)
+            tr.history.clear()
+
+    # --- one frame ---------------------------------------------------------------------------
+    def step(self, dets: Detections, t: float, occluded: Occluded | None = None) -> BallStates:
+        self.frame += 1
+        if self.t is None:
+            self.t = t
+            self._initialise(dets)
+            return self.publish(t)
+        dt = max(t - self.t, 1e-3)
+        self.t = t
+        active = [tr for tr in self.tracks.values() if tr.in_play]
+        for tr in active:
+            tr.prev_xy, tr.prev_v = tr.xy, tr.v
+            kalman.predict(tr.kf, dt, moving=tr.state == BallState.MOVING)
+        hyps = self._hypotheses(active, dt)
+        cost, which = cost_matrix(hyps, dets.xy_mm, self._class_cost(active, dets))
+        pairs = solve(cost)
+        amb = ambiguity(cost, pairs)
+        assigned = set()
+        for i, k in pairs:
+            tr = active[i]
+            self._apply(tr, hyps[i][which[i, k]], which[i, k] == 0, dets, k, dt, amb[i])
+            assigned.add(i)
+        for i, tr in enumerate(active):
+            if i not in assigned:
+                self._missed(tr, dt, occluded)
+        self._revive(dets, {k for _, k in pairs})
+        return self.publish(t)
+
+    def _hypotheses(self, active: list[Track], dt: float) -> list[list[Hypothesis]]:
+        cfg = self.config
+        out: list[list[Hypothesis]] = []
+        for tr in active:
+            p, v = tr.prev_xy, tr.prev_v
+            s = kalman.innovation_std(tr.kf) * (1.0 + tr.misses)
+            pred = tr.xy
+            hs = [Hypothesis(self._mirror(pred), max(s, 2.0), 0.0, p, dt)]
+            speed = float(np.hypot(*v))
+            if tr.state == BallState.MOVING:
+                hs.append(Hypothesis(p, 0.5 * speed * dt + 5.0, 2.0, p, dt))
+                if self.table.pocket_at(pred) is not None:
+                    hs.append(Hypothesis(pred, max(s, 2.0), 0.5, p, dt))
+            reach = cfg.vmax_mm_s * dt * (1.0 + tr.misses) / 3.0
+            if tr.state == BallState.HIDDEN:
+                reach = max(reach, 150.0)
+            hs.append(Hypothesis(p, reach, 6.0, p, dt))
+            out.append(hs)
+        # contacts between pairs: both balls may stop or start at the contact point
+        two_r = 2.0 * self.R + 6.0
+        for i, a in enumerate(active):
+            for j in range(i + 1, len(active)):
+                b = active[j]
+                if a.state != BallState.MOVING and b.state != BallState.MOVING:
+                    continue
+                tc = contact_time(a.prev_xy, a.prev_v, b.prev_xy, b.prev_v, two_r, dt)
+                if tc is None:
+                    continue
+                rel = float(max(np.hypot(*a.prev_v), np.hypot(*b.prev_v)))
+                std = rel * (dt - tc) / 2.0 + 8.0
+                for k, tr in ((i, a), (j, b)):
+                    pt = tr.prev_xy + tr.prev_v * tc
+                    out[k].append(Hypothesis(pt, std, 0.5, pt, max(dt - tc, 0.25 * dt)))
+        return out
+
+    def _mirror(self, p: np.ndarray) -> np.ndarray:
+        """Reflect a prediction that went through a cushion back onto the bed (not in pocket mouths)."""
+        if self.table.pocket_at(p) is not None:
+            return p
+        lim = np.array([self.table.half_length - self.R, self.table.half_width - self.R])
+        q = p.copy()
+        for a in range(2):
+            if q[a] > lim[a]:
+                q[a] = 2 * lim[a] - q[a]
+            elif q[a] < -lim[a]:
+                q[a] = -2 * lim[a] - q[a]
+        return q
+
+    def _class_cost(self, active: list[Track], dets: Detections) -> np.ndarray:
+        pen = self.config.class_penalty
+        is_col = np.array([c == BallClass.COLOURED for c in dets.cls], dtype=bool)
+        is_iv = np.array([c == BallClass.IVORY for c in dets.cls], dtype=bool)
+        out = np.zeros((len(active), len(dets)))
+        for i, tr in enumerate(active):
+            out[i] = pen * (is_iv if tr.ball == COLOURED_ID else is_col)
+        return out
+
+    def _apply(self, tr: Track, h: Hypothesis, is_cv: bool, dets: Detections, k: int, dt: float, margin: float) -> None:
+        z = dets.xy_mm[k]
+        innov = float(np.hypot(*(z - tr.xy)))
+        if is_cv and innov <= 4.0 * max(kalman.innovation_std(tr.kf), 2.0):
+            tr.kf.update(z)
+        else:
+            vel = (z - h.origin) / max(h.dt_from_origin, 1e-3)
+            sp = float(np.hypot(*vel))
+            if sp > self.config.vmax_mm_s:
+                vel *= self.config.vmax_mm_s / sp
+            kalman.reseed(tr.kf, z, vel, vel_std=max(0.3 * sp, 200.0))
+            tr.state = BallState.MOVING if sp > self.config.move_speed_mm_s else tr.state
+            tr.still = 0
+        if margin < 2.0:
+            tr.id_conf *= 0.85  # another track could have taken this detection almost as cheaply
+        if tr.state == BallState.HIDDEN and tr.misses > 30:
+            tr.id_conf *= 0.9
+        tr.misses = 0
+        tr.conf = float(dets.confidence[k])
+        new_patch = dets.data["patch"][k] if "patch" in dets.data else None
+        spinning = False
+        if new_patch is not None and tr.patch is not None and new_patch.any() and tr.patch.any():
+            spinning = float(np.mean(np.abs(new_patch.astype(np.int16) - tr.patch))) > self.config.spin_diff
+        tr.patch = new_patch
+        tr.history.append(tr.xy)
+        self._motion_state(tr, spinning)
+
+    def _motion_state(self, tr: Track, spinning: bool) -> None:
+        cfg = self.config
+        speed = float(np.hypot(*tr.v))
+        tr.spin = tr.spin + 1 if spinning else 0
+        if tr.state == BallState.MOVING:
+            old = tr.history[0]
+            disp = float(np.hypot(*(tr.xy - old)))
+            calm = disp < cfg.rest_disp_mm * len(tr.history) / cfg.rest_frames and speed < cfg.move_speed_mm_s
+            tr.still = tr.still + 1 if calm and tr.spin == 0 else 0
+            if tr.still >= cfg.rest_frames:
+                tr.state = BallState.STATIONARY
+                tr.rest_xy = tr.xy
+                tr.kf.x[2:, 0] = 0.0
+        else:
+            moved = np.isfinite(tr.rest_xy).all() and float(np.hypot(*(tr.xy - tr.rest_xy))) > cfg.start_disp_mm
+            if moved or speed > 2 * cfg.move_speed_mm_s or tr.spin >= 2:
+                tr.state, tr.still = BallState.MOVING, 0
+            else:
+                tr.state = BallState.STATIONARY
+                if not np.isfinite(tr.rest_xy).all():
+                    tr.rest_xy = tr.xy
+
+    def _missed(self, tr: Track, dt: float, occluded: Occluded | None) -> None:
+        cfg = self.config
+        tr.misses += 1
+        p = tr.prev_xy
+        if occluded is not None and occluded(p):
+            tr.state = BallState.HIDDEN
+            tr.kf.x[:2, 0], tr.kf.x[2:, 0] = p, 0.0
+            return
+        if tr.state == BallState.MOVING and tr.misses <= cfg.lost_frames:
+            pocket = self.table.pocket_at(tr.xy, reach_mm=None) or self.table.pocket_at(p)
+            if pocket is not None or not self.table.on_bed(tr.xy, margin_mm=-self.R):
+                if tr.misses >= cfg.lost_frames:
+                    tr.state = BallState.POTTED if pocket is not None else BallState.OFF_TABLE
+                return  # coast along the prediction for a frame or two
+            return
+        tr.kf.x[:2, 0], tr.kf.x[2:, 0] = p, 0.0
+        if tr.misses >= cfg.lost_frames and tr.state != BallState.HIDDEN:
+            tr.state = BallState.HIDDEN
+            tr.rest_xy = p.copy()
+
+    def _revive(self, dets: Detections, used: set[int]) -> None:
+        """A detection no track took: a ball back in play (spotted after a pot) or one never seen."""
+        free = [k for k in range(len(dets)) if k not in used and dets.confidence[k] >= 0.6]
+        if not free:
+            return
+        for k in free:
+            want_col = dets.cls[k] == BallClass.COLOURED
+            cands = [
+                tr
+                for tr in self.tracks.values()
+                if not tr.in_play and (tr.ball == COLOURED_ID) == want_col
+            ]
+            if not cands:
+                continue
+            order = {BallState.UNKNOWN: 0, BallState.OFF_TABLE: 1, BallState.POTTED: 2}
+            tr = min(cands, key=lambda c: order.get(c.state, 3))
+            tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN else 0.1
+            tr.kf = kalman.make_filter(dets.xy_mm[k])
+            tr.state, tr.misses, tr.still = BallState.STATIONARY, 0, 0
+            tr.rest_xy = dets.xy_mm[k].copy()
+            tr.history.clear()
+            tr.history.append(tr.xy)
+
+    # --- output ------------------------------------------------------------------------------
+    def publish(self, t: float) -> BallStates:
+        trs = [self.tracks[b] for b in self.ids]
+        return BallStates(
+            frame=self.frame,
+            t=t,
+            ids=self.ids,
+            xy_mm=np.array([tr.xy if tr.state != BallState.UNKNOWN else (np.nan, np.nan) for tr in trs]),
+            vel_mm_s=np.array([tr.v if tr.state == BallState.MOVING else (0.0, 0.0) for tr in trs]),
+            state=np.array([int(tr.state) for tr in trs], dtype=np.int8),
+            confidence=np.array([tr.conf if tr.misses == 0 else tr.conf * 0.5 for tr in trs]),
+            id_confidence=np.array([tr.id_conf for tr in trs]),
+        )

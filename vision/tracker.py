@@ -1,0 +1,48 @@
+"""`BallTracker`: frames in, `BallStates` out: the detector and the track set driven frame by frame."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.camera import CameraModel
+from calibration.table import Table
+from rules.events import BALL_IDS
+from vision.detect import BallDetector, DetectorConfig
+from vision.track import TrackerConfig, TrackSet
+from vision.types import BallStates, Detections
+
+
+class BallTracker:
+    """Detection + tracking for one fixed camera. `update(frame, t)` takes BGR or I420 frames."""
+
+    def __init__(
+        self,
+        camera: CameraModel,
+        table: Table,
+        ids: tuple[str, ...] = BALL_IDS,
+        initial_positions: dict[str, tuple[float, float]] | None = None,
+        detector_config: DetectorConfig | None = None,
+        tracker_config: TrackerConfig | None = None,
+    ) -> None:
+        self.detector = BallDetector(camera, table, detector_config)
+        self.tracks = TrackSet(table, ids, initial_positions, tracker_config)
+        self.last_detections: Detections = Detections.empty()
+
+    def update(self, frame: np.ndarray, t: float) -> BallStates:
+        hints = np.array([tr.xy for tr in self.tracks.tracks.values() if tr.in_play]).reshape(-1, 2)
+        dets = self.detector.detect(frame, hints_mm=hints)
+        self.last_detections = dets
+        return self.tracks.step(dets, t, self._occluded)
+
+    def set_positions(self, positions: dict[str, tuple[float, float]], id_conf: float = 0.9) -> None:
+        """Ball identities from the rules engine or the referee (spotting, re-rack)."""
+        self.tracks.set_positions(positions, id_conf)
+
+    def _occluded(self, xy_mm: np.ndarray) -> bool:
+        """Is this table point under an arm or a cue (or next to one, within a ball radius)?"""
+        det = self.detector
+        u, v = det.rect.to_px(np.asarray(xy_mm, dtype=float).reshape(1, 2))[0]
+        r = int(np.ceil(det.r_px * 1.5))
+        iu, iv = round(u), round(v)
+        patch = det.occluder_mask[max(iv - r, 0) : iv + r + 1, max(iu - r, 0) : iu + r + 1]
+        return bool(patch.size and patch.any())
