@@ -117,3 +117,14 @@ SAFE_2B: list[Step] = [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("c
                        ("cushion", "3", "rear")]
 NO_CHAIN: list[Step] = [("contact", "C", "7"), ("cushion", "7", "rear")]
 MISS: list[Step] = [("cushion", "C", "rear"), ("cushion", "C", "front")]
+
+
+def play_rows(game: str, steps: Sequence[Step], *, state: Mapping[str, Any] | None = None,
+              before: Sequence[Mapping[str, Any]] = (), **shot: Any) -> list[dict[str, Any]]:
+    """A log of one shot played from a position (not a break): header, state line, inputs, the shot."""
+    lb = LogBuilder(game)
+    lb.state(**{"phase": "play", "to_play": "A", "hand": "none", **(state or {})})
+    for row in before:
+        lb.add(str(row["type"]), **{k: v for k, v in row.items() if k != "type"})
+    lb.shot(steps, **shot)
+    return lb.rows

@@ -115,6 +115,6 @@ def random_match(seed: int, game: Game, n_shots: int, *, table: Table | None = N
             potted = {s[1] for s in steps if s[0] in ("pot", "off")}
             end = random_positions(rng, tbl, [b for b in [*st.balls, "C"] if b not in potted])
         lb.shot(steps, struck=cue, end_positions=end, wait_s=rng.uniform(2.0, 20.0))
-        rec = [s for s in group_log(parse_log(lb.rows[mark:])) if isinstance(s, ShotRecord)][0]
+        rec = next(s for s in group_log(parse_log(lb.rows[mark:])) if isinstance(s, ShotRecord))
         st, _v = play_shot(st, rec, tbl, cfg)
     return lb.rows

@@ -1,0 +1,134 @@
+"""1.20 by the token model: every chain, the notes, and the failures (RULES.md committed readings)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.engine import judge_log
+from rules.inputs import parse_log
+from rules.logbuild import play_rows
+from rules.settings import CushionIdentity, RulesSettings
+from rules.verdict import Verdict
+
+
+def judge_one(rows: list[dict], settings: RulesSettings | None = None) -> Verdict:
+    return judge_log(parse_log(rows), settings=settings).verdicts[-1]
+
+
+FROZEN_3_REAR = [{"ball": "3", "cushion": "rear", "gap_mm": 0.2}]
+FROZEN_3_LEFT_REAR = [{"ball": "3", "cushion": "left_rear", "gap_mm": 0.2}]
+FROZEN_7_REAR = [{"ball": "7", "cushion": "rear", "gap_mm": 0.1}]
+
+CASES = [
+    # (id, steps, shot kwargs, expected clause or None for a 1.20 foul)
+    ("pot", [("contact", "C", "7"), ("pot", "7", "rear_left")], {}, "1.20(1)"),
+    ("2a", [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear")], {}, "1.20(2a)"),
+    ("2b", [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("contact", "7", "3"), ("cushion", "3", "rear")],
+     {}, "1.20(2b)"),
+    ("2c", [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("contact", "7", "3")],
+     {"frozen": FROZEN_3_REAR}, "1.20(2c)"),
+    ("2c_same_cushion_fails", [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("contact", "7", "3")],
+     {"frozen": FROZEN_3_LEFT_REAR}, None),
+    ("3a", [("contact", "C", "7"), ("cross", "7"), ("cushion", "7", "rear")], {}, "1.20(3a)"),
+    ("3b", [("contact", "C", "7"), ("cross", "7"), ("contact", "7", "3"), ("cushion", "3", "rear")], {}, "1.20(3b)"),
+    ("3c", [("contact", "C", "7"), ("cross", "7"), ("contact", "7", "3")], {"frozen": FROZEN_3_REAR}, "1.20(3c)"),
+    ("4a", [("contact", "C", "7"), ("cushion", "7", "rear"), ("cross", "7", "front")], {}, "1.20(4a)"),
+    ("4b", [("contact", "C", "7"), ("cushion", "7", "rear"), ("contact", "7", "3"), ("cross", "3", "front")],
+     {}, "1.20(4b)"),
+    ("one_cushion_only", [("contact", "C", "7"), ("cushion", "7", "rear")], {}, None),
+    ("same_cushion_twice", [("contact", "C", "7"), ("cushion", "7", "rear"), ("cushion", "7", "rear")], {}, None),
+    # note 1: events before the first contact do not count
+    ("note1_cushion_before_contact", [("cushion", "C", "left_front"), ("contact", "C", "7"), ("cushion", "7", "rear")],
+     {}, None),
+    ("note1_cross_before_contact", [("cross", "C"), ("contact", "C", "7"), ("cushion", "7", "rear")], {}, None),
+    # note 1: order matters: a cushion then a crossing of another ball that was not driven by it
+    ("note1_unrelated_balls", [("contact", "C", "7"), ("cushion", "7", "rear"), ("cross", "3")], {}, None),
+    # note 2: two separate collisions with a frozen ball: unconditionally legal
+    ("note2_two_collisions", [("contact", "C", "7"), ("cushion", "7", "rear"), ("contact", "7", "C"),
+                              ("cushion", "C", "left_rear")], {"frozen": FROZEN_7_REAR}, "1.20(2b)"),
+    ("note2_one_collision_undeclared", [("contact", "C", "7"), ("cushion", "C", "left_rear")],
+     {"frozen": FROZEN_7_REAR}, None),
+    # note 4: a jaw bounce is reported as two crossings: the line token stays
+    ("note4_jaw_back_then_cushion", [("contact", "C", "7"), ("cross", "7", "rear"), ("cross", "7", "front"),
+                                     ("cushion", "7", "front")], {}, "1.20(3a)"),
+]
+
+
+@pytest.mark.parametrize("steps,shot,clause", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("game", ["free", "russian71", "classic71"])
+def test_chain(game: str, steps: list, shot: dict, clause: str | None) -> None:
+    v = judge_one(play_rows(game, steps, **shot))
+    if clause is None:
+        assert not v.legal
+        assert [f.clause for f in v.fouls] == ["1.20"]
+        assert "no ball completed a chain" in v.explanation
+    else:
+        assert v.legal, v.explanation
+        assert v.chain is not None and v.chain.endswith(f"({clause})")
+        assert clause in v.explanation
+
+
+def test_chain_text_names_the_balls() -> None:
+    steps = [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("contact", "7", "3"), ("cushion", "3", "rear")]
+    v = judge_one(play_rows("russian71", steps))
+    assert v.chain == "ball 7 off the left_rear cushion, then drove ball 3 to the rear cushion (1.20(2b))"
+
+
+def test_note2_declared_frozen_makes_one_collision_legal() -> None:
+    steps = [("contact", "C", "7"), ("cushion", "C", "left_rear")]
+    rows = play_rows("russian71", steps, frozen=FROZEN_7_REAR,
+                     before=[{"type": "declare_frozen", "ball": "7", "cushion": "rear"}])
+    v = judge_one(rows)
+    assert v.legal, v.explanation
+    assert v.chain is not None and "1.20(2b)" in v.chain
+
+
+@pytest.mark.parametrize("x,legal", [(0.0, False), (0.4, False), (-0.3, False), (0.6, True), (150.0, True)])
+def test_note3_ball_starting_on_the_centre_line(x: float, legal: bool) -> None:
+    """A ball whose centre starts on the line has not crossed by leaving it (note 3), within 0.5 mm."""
+    steps = [("contact", "C", "7"), ("cross", "7"), ("cushion", "7", "rear")]
+    positions = {"C": (-900.0, 0.0), "7": (x, 300.0), "3": (800.0, -200.0)}
+    v = judge_one(play_rows("free", steps, positions=positions))
+    assert v.legal is legal
+    if not legal:
+        assert any("note 3" in r for r in v.readings)
+
+
+def test_note3_second_crossing_counts() -> None:
+    steps = [("contact", "C", "7"), ("cross", "7", "rear"), ("cushion", "7", "rear"), ("cross", "7", "front")]
+    positions = {"C": (-900.0, 0.0), "7": (0.0, 300.0)}
+    v = judge_one(play_rows("free", steps, positions=positions))
+    assert v.legal and v.chain is not None and "1.20(4a)" in v.chain
+
+
+@pytest.mark.parametrize("identity,legal", [(CushionIdentity.SEGMENT, True), (CushionIdentity.SIDE, False)])
+def test_another_cushion_setting(identity: CushionIdentity, legal: bool) -> None:
+    steps = [("contact", "C", "7"), ("cushion", "7", "left_front"), ("cushion", "7", "left_rear")]
+    v = judge_one(play_rows("russian71", steps), RulesSettings(cushion_identity=identity))
+    assert v.legal is legal
+
+
+@pytest.mark.parametrize("gap,legal,review", [(0.2, True, False), (0.8, True, True), (1.3, False, True),
+                                              (3.0, False, False)])
+def test_frozen_tolerance_band_is_reviewed(gap: float, legal: bool, review: bool) -> None:
+    steps = [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("contact", "7", "3")]
+    frozen = [{"ball": "3", "cushion": "rear", "gap_mm": gap}]
+    v = judge_one(play_rows("russian71", steps, frozen=frozen), RulesSettings(frozen_tol_mm=1.0, frozen_band_mm=0.5))
+    assert v.legal is legal
+    assert v.review.flag is review
+    if review:
+        assert any(e.get("type") == "frozen" for e in v.review.events)
+
+
+def test_low_confidence_event_in_the_chain_is_reviewed() -> None:
+    steps = [("contact", "C", "7"), ("cushion", "7", "left_rear", 0.3), ("cushion", "7", "rear")]
+    v = judge_one(play_rows("russian71", steps))
+    assert v.legal and v.review.flag
+    assert any(e["type"] == "cushion" and e["confidence"] == 0.3 for e in v.review.events)
+
+
+def test_low_confidence_event_outside_the_chain_is_not_reviewed() -> None:
+    steps = [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear"),
+             ("cushion", "C", "front", 0.2)]
+    v = judge_one(play_rows("russian71", steps))
+    assert v.legal and not v.review.flag

@@ -1,0 +1,273 @@
+"""Fouls clause by clause (1.4, 1.5, 1.11, 1.14, 1.15-1.19, 1.21-1.24, 1.26, 1.29) and the choice after (1.6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.engine import judge_log
+from rules.inputs import parse_log
+from rules.logbuild import SAFE_2B, LogBuilder, play_rows
+from rules.state import DecisionKind
+from rules.verdict import Verdict
+
+
+def judge_rows(rows: list[dict]) -> list[Verdict]:
+    return judge_log(parse_log(rows)).verdicts
+
+
+def one(rows: list[dict]) -> Verdict:
+    return judge_rows(rows)[-1]
+
+
+def clauses(v: Verdict) -> list[str]:
+    return [f.clause for f in v.fouls]
+
+
+POT7 = [("contact", "C", "7"), ("pot", "7", "rear_left")]
+WRONG_2A = [("contact", "5", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear")]
+NOM7 = [{"type": "nominate", "ball": "7", "pocket": "rear_left"}]
+
+FOUL_CASES = [
+    # (id, game, steps, shot kwargs, before inputs, expected clauses)
+    ("1.5.3_miss", "russian71", [("cushion", "C", "rear")], {}, [], ["1.5.3"]),
+    ("1.4.2_wrong_ball_russian", "russian71", [("contact", "5", "7"), ("pot", "7", "rear_left")], {"struck": "5"},
+     NOM7, ["1.4.2"]),
+    ("1.4.2_wrong_ball_combined", "combined", WRONG_2A, {"struck": "5"}, [], ["1.4.2"]),
+    ("1.4.2_wrong_ball_classic", "classic71", WRONG_2A, {"struck": "5"}, [], ["1.4.2"]),
+    ("1.14.2_early", "russian71", SAFE_2B, {"early": True}, [], ["1.14.2"]),
+    ("1.14.2_previous_running", "free", SAFE_2B, {"previous_shot_running": True}, [], ["1.14.2"]),
+    ("1.17_disturbed", "russian71", [*SAFE_2B, ("disturbed", "9")], {}, [], ["1.17"]),
+    ("1.18_double_hit", "dynamic", SAFE_2B, {"double_hit": True}, [], ["1.18"]),
+    ("1.19_push_flag", "russian71", SAFE_2B, {"push": True}, [], ["1.19"]),
+    ("1.24.3_jumped", "russian71", [*SAFE_2B, ("off", "3")], {}, [], ["1.24.3"]),
+    ("1.24.3_cue_jumped", "russian71", [*SAFE_2B, ("off", "C")], {}, [], ["1.24.3"]),
+    ("5.5.5_cue_potted", "russian71", [*SAFE_2B, ("pot", "C", "front_left")], {}, [], ["5.5.5"]),
+    ("001b_cue_potted", "classic71", [*SAFE_2B, ("pot", "C", "front_left")], {}, [], ["001 (b)"]),
+    ("1.15_referee", "russian71", SAFE_2B, {}, [{"type": "foul", "clause": "1.15"}], ["1.15"]),
+    ("1.16_referee", "free", SAFE_2B, {}, [{"type": "foul", "clause": "1.16"}], ["1.16"]),
+    ("1.29.2_several", "russian71", [("cushion", "C", "rear"), ("off", "C")], {"double_hit": True}, [],
+     ["1.18", "1.5.3", "1.24.3"]),
+]
+
+
+@pytest.mark.parametrize("game,steps,shot,before,expected", [c[1:] for c in FOUL_CASES], ids=[c[0] for c in FOUL_CASES])
+def test_foul_clauses(game: str, steps: list, shot: dict, before: list, expected: list[str]) -> None:
+    v = one(play_rows(game, steps, before=before, **shot))
+    assert not v.legal
+    assert sorted(clauses(v)) == sorted(expected), v.explanation
+    # 1.29.2: one penalty whatever the number of violations
+    pts = {"free": 1, "combined": 1, "dynamic": 1, "russian71": 5, "classic71": 0}[game]
+    if pts:
+        assert v.points["B"] == pts
+    # 1.6: the non-offender chooses (after the penalty ball in Free and Combined)
+    kinds = [d.kind for d in v.decisions_owed]
+    assert DecisionKind.CHOICE_AFTER_FOUL in kinds
+    assert v.next_player == "B"
+
+
+def test_free_any_ball_may_be_the_cue_ball() -> None:
+    v = one(play_rows("free", [("contact", "5", "7"), ("pot", "7", "rear_left")], struck="5"))
+    assert v.legal and v.score["A"] == 1
+
+
+def test_free_break_must_use_the_coloured_ball() -> None:
+    lb = LogBuilder("free").shot([("contact", "5", "4"), ("cushion", "6", "rear"), ("cushion", "7", "rear"),
+                                  ("cushion", "8", "left_rear")], struck="5")
+    v = judge_rows(lb.rows)[0]
+    assert "1.11.2" in clauses(v)
+
+
+def test_wrong_ball_pot_is_spotted_and_chain_judged_from_the_struck_ball() -> None:
+    v = one(play_rows("russian71", [("contact", "5", "7"), ("pot", "7", "rear_left")], struck="5", before=NOM7))
+    assert [s["ball"] for s in v.spotted] == ["7"]
+    assert v.chain is not None and "1.20(1)" in v.chain
+    assert any("1.4.2" in r for r in v.readings)
+
+
+def test_disturbed_by_an_outsider_is_no_foul() -> None:
+    rows = play_rows("russian71", [*SAFE_2B, ("disturbed", "9")],
+                     during=[{"type": "foul", "clause": "1.27", "reason": "spectator"}])
+    v = one(rows)
+    assert v.legal and "1.27" in v.explanation
+
+
+def test_ball_touched_before_the_stroke_is_a_foul_of_the_striker() -> None:
+    lb = LogBuilder("russian71").shot([("contact", "C", "4"), ("cushion", "5", "rear"), ("cushion", "6", "rear"),
+                                       ("cushion", "3", "left_rear")])
+    lb.events_after([("disturbed", "9")])
+    lb.shot(SAFE_2B)
+    v = judge_rows(lb.rows)[1]
+    assert v.player == "B" and clauses(v) == ["1.17"]
+
+
+def test_cue_ball_in_hand_may_be_adjusted_before_the_stroke() -> None:
+    """1.11.5: the cue ball in hand is not in play until struck."""
+    lb = LogBuilder("russian71")
+    lb.events_after([("disturbed", "C")])
+    lb.shot([("contact", "C", "4"), ("cushion", "5", "rear"), ("cushion", "6", "rear"), ("cushion", "3", "left_rear")])
+    assert judge_rows(lb.rows)[0].legal
+
+
+TOUCH = [{"balls": ["C", "7"], "gap_mm": 0.0}]
+
+
+@pytest.mark.parametrize("extra,foul,review", [
+    ({"stroke_angle_deg": 30.0, "cue_follow": True}, True, False),
+    ({"stroke_angle_deg": 60.0, "cue_follow": True}, False, False),
+    ({"stroke_angle_deg": 10.0, "cue_follow": False}, False, False),
+    ({}, False, True),
+])
+def test_push_with_a_touching_ball(extra: dict, foul: bool, review: bool) -> None:
+    """1.19.2: not a push at 45 degrees or more, or when the cue ball does not follow; unknown: review."""
+    v = one(play_rows("russian71", SAFE_2B, touching=TOUCH, **extra))
+    assert ("1.19" in clauses(v)) is foul
+    assert v.review.flag is review
+
+
+def test_playing_away_from_a_touching_ball_is_no_contact() -> None:
+    """1.19.2: the touching ball did not move, no other contact followed: 1.5.3."""
+    positions = {"C": (-500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}
+    v = one(play_rows("russian71", [("contact", "C", "7"), ("cushion", "C", "front")], touching=TOUCH,
+                      positions=positions,
+                      end_positions={"C": (-1500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}))
+    assert clauses(v) == ["1.5.3"]
+
+
+def test_jump_back_out_of_the_pocket_is_not_potted() -> None:
+    """1.22.5: the ball is back on the bed at the end: not potted, no foul."""
+    v = one(play_rows("russian71", [*SAFE_2B, ("pot", "3", "rear_left")], before=NOM7,
+                      end_positions={"3": (1000.0, 300.0), "7": (500.0, 0.0), "C": (0.0, 0.0)}))
+    assert v.legal and v.potted == ()
+
+
+def test_ball_off_table_that_came_back_is_not_jumped() -> None:
+    v = one(play_rows("russian71", [*SAFE_2B, ("off", "3")],
+                      end_positions={"3": (1000.0, 300.0), "7": (500.0, 0.0), "C": (0.0, 0.0)}))
+    assert v.legal
+
+
+def test_jumped_object_ball_is_spotted() -> None:
+    v = one(play_rows("russian71", [*SAFE_2B, ("off", "3")]))
+    assert [s["ball"] for s in v.spotted] == ["3"]
+
+
+def test_hanging_ball_falling_by_itself_is_restored() -> None:
+    """1.23.1: a ball nobody touched fell during the shot: restored, nothing counted."""
+    v = one(play_rows("russian71", [*SAFE_2B, ("pot", "11", "rear_right")],
+                      before=[{"type": "nominate", "ball": "11", "pocket": "rear_right"}]))
+    assert v.legal and v.potted == () and v.score["A"] == 0
+
+
+def test_ball_stopping_on_the_lip_then_falling_is_potted_by_the_shot() -> None:
+    """1.23.3: a moving ball that stops on the lip and falls after the shot ended counts for that shot."""
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.add("nominate", ball="7", pocket="rear_left")
+    lb.shot([("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear")])
+    lb.events_after([("pot", "7", "rear_left")])
+    v = judge_rows(lb.rows)[-1]
+    assert v.legal and [p["ball"] for p in v.potted_counted] == ["7"] and v.score["A"] == 7
+
+
+def test_foul_after_the_shot_is_penalised_and_the_pot_stands() -> None:
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.add("nominate", ball="7", pocket="rear_left")
+    lb.shot(POT7)
+    lb.add("foul", clause="1.17", reason="touched ball 3 with the sleeve")
+    v = judge_rows(lb.rows)[-1]
+    assert not v.legal and v.fouls[0].after_shot
+    assert v.score == {"A": 7 - 5, "B": 5}
+    assert v.next_player == "B"
+
+
+def test_stroke_foul_entered_after_the_shot_makes_the_pot_illegal() -> None:
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.add("nominate", ball="7", pocket="rear_left")
+    lb.shot(POT7)
+    lb.add("foul", clause="1.16")
+    v = judge_rows(lb.rows)[-1]
+    assert clauses(v) == ["1.16"] and not v.fouls[0].after_shot
+    assert [s["ball"] for s in v.spotted] == ["7"] and v.score == {"A": -5, "B": 5}
+
+
+@pytest.mark.parametrize("option,next_player", [("play", "B"), ("hand_over", "A")])
+def test_choice_after_a_foul(option: str, next_player: str) -> None:
+    """1.6: the non-offender plays, or hands the shot back to the offender."""
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot([("cushion", "C", "rear")])
+    lb.add("choose", option=option)
+    lb.shot(SAFE_2B)
+    assert judge_rows(lb.rows)[-1].player == next_player
+
+
+HAND = {"phase": "play", "to_play": "A", "hand": "house"}
+
+
+@pytest.mark.parametrize("game,pos7,cue,clause", [
+    ("russian71", (-1200.0, 100.0), (-1500.0, 0.0), "1.21.2"),  # first contact in the house
+    ("classic71", (-1200.0, 100.0), (-1500.0, 0.0), "001 (zh)"),
+    ("russian71", (-800.0, 100.0), (-1500.0, 0.0), None),  # the object ball outside the house
+    ("russian71", (1000.0, 100.0), (1500.0, 0.0), "1.21.2"),  # played from the rear end
+    ("combined", (-1200.0, 100.0), (-1500.0, 0.0), "1.21.2"),
+])
+def test_hand_shot_from_the_house(game: str, pos7: tuple, cue: tuple, clause: str | None) -> None:
+    positions = {"C": cue, "7": pos7, "3": (800.0, 300.0)}
+    v = one(play_rows(game, SAFE_2B, state=HAND, positions=positions))
+    if clause is None:
+        assert v.legal, v.explanation
+    else:
+        assert clause in clauses(v)
+
+
+def test_ball_on_the_house_line_is_outside_the_house() -> None:
+    from calibration.table import Table
+
+    hx = Table.load().house_line_x
+    positions = {"C": (-1500.0, 0.0), "7": (hx, 100.0), "3": (800.0, 300.0)}
+    assert one(play_rows("russian71", SAFE_2B, state=HAND, positions=positions)).legal
+
+
+def test_all_balls_in_the_house_play_from_the_temporary_house() -> None:
+    """1.21.2: every object ball in the house: the cue ball goes to the rear end, behind the rear line."""
+    positions = {"C": (1500.0, 0.0), "7": (-1200.0, 100.0), "3": (-1300.0, 300.0)}
+    rows = play_rows("russian71", SAFE_2B, state={**HAND, "balls": {"7": [-1200, 100], "3": [-1300, 300]}},
+                     positions=positions)
+    assert one(rows).legal
+    wrong = {**positions, "C": (-1500.0, 0.0)}
+    rows = play_rows("russian71", SAFE_2B, state={**HAND, "balls": {"7": [-1200, 100], "3": [-1300, 300]}},
+                     positions=wrong)
+    assert "1.21.2" in clauses(one(rows))
+
+
+@pytest.mark.parametrize("wait,extension,status,foul", [
+    (20.0, False, "ok", False), (40.0, False, "warning", False), (50.0, False, "overrun", True),
+    (50.0, True, "ok", False), (95.0, True, "overrun", True)])
+def test_shot_clock(wait: float, extension: bool, status: str, foul: bool) -> None:
+    """1.26: 45 s from the end of the previous shot, warning 10 s before, one extension doubles it."""
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.add("clock", action="start")
+    lb.shot(SAFE_2B)
+    if extension:
+        lb.add("clock", action="extension", player="B")
+    lb.shot(SAFE_2B, wait_s=wait)
+    v = judge_rows(lb.rows)[-1]
+    assert v.clock is not None and v.clock["status"] == status
+    assert ("1.26" in clauses(v)) is foul
+
+
+def test_second_extension_in_a_frame_is_refused() -> None:
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.add("clock", action="start")
+    lb.shot(SAFE_2B)
+    for _ in range(2):
+        lb.add("clock", action="extension", player="B")
+        lb.shot(SAFE_2B, wait_s=50.0)
+        lb.shot(SAFE_2B, wait_s=5.0)
+    vs = judge_rows(lb.rows)
+    assert vs[1].legal and vs[1].clock is not None and vs[1].clock["extended"]
+    assert "1.26" in clauses(vs[3]) and vs[3].review.flag
