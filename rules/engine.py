@@ -155,7 +155,9 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     st, prep = settle(st, rec.before, table)
     st = apply_defaults(st, rec.start.positions, prep)
     if st.phase is Phase.MATCH_OVER:
+        # Judged as the break of one more frame, and flagged: the match was already over.
         prep.review.append("a shot after the end of the match")
+        st = replace(st, phase=Phase.BREAK)
     player, opp = st.to_play, st.opponent(st.to_play)
     is_break = st.phase is Phase.BREAK
     during_noms = [r for r in rec.during if r.type is InputType.NOMINATE]
@@ -262,7 +264,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     if result in (Result.FRAME_WON, Result.DRAW) or (False):
         st2 = next_frame(st2, table)
     elif result is Result.MATCH_WON:
-        st2 = replace(st2, phase=Phase.MATCH_OVER)
+        st2 = replace(next_frame(st2, table), phase=Phase.MATCH_OVER)
     return st2, verdict
 
 
