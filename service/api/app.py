@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -55,8 +55,9 @@ def create_app(settings: Settings | None = None, stage_factory: StageFactory = d
         return {"games": games, "tables": list_specs(), "default_game": judging.DEFAULT_GAME}
 
     @app.get("/", include_in_schema=False)
-    def index() -> RedirectResponse:
-        return RedirectResponse("/web/index.html")
+    def index(request: Request) -> RedirectResponse:
+        query = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse(f"/web/index.html{query}")
 
     web = Path(str(resources.files("service") / "web"))
     app.mount("/web", StaticFiles(directory=web), name="web")

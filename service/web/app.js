@@ -117,6 +117,10 @@ function wireInputs() {
     if (current === null) return;
     const body = { type: form.dataset.type, ...formData(form) };
     if (body.shot !== undefined) body.shot = Number(body.shot);
+    if (body.type === "override") {  // the engine's override: {shot, verdict: {legal | fouls}, reason}
+      body.verdict = body.outcome === "legal" ? { legal: true } : { legal: false, clause: body.clause || "override" };
+      delete body.outcome;
+    }
     const out = $("#input-result");
     try {
       const row = await api("POST", `/matches/${current}/inputs`, body);

@@ -31,6 +31,14 @@ def live_server(tmp_path: Path) -> Iterator[LiveServer]:
     srv.stop()
 
 
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server for a module's many small request tests (each test makes its own match)."""
+    srv = LiveServer(tmp_path_factory.mktemp("shared") / "data").start()
+    yield srv
+    srv.stop()
+
+
 # --- a real browser ---------------------------------------------------------------------------------
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
