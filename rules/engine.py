@@ -35,6 +35,7 @@ class Judgement:
 
     outputs: list[Output] = field(default_factory=list)
     state: MatchState | None = None
+    states: list[MatchState] = field(default_factory=list)  # the state after each output
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -65,6 +66,7 @@ def judge_log(items: Iterable[LogItem], *, game: Game | None = None, table: Tabl
         else:
             st, verdict = play_shot(st, step, tbl, cfg)
             out.outputs.append(verdict)
+        out.states.append(st)
     out.state = st
     return out
 

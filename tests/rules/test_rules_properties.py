@@ -1,0 +1,82 @@
+"""Properties of the fold over random plausible logs (hypothesis): conservation, scores, replay, spotting."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from calibration.table import Table
+from rules.engine import judge_log
+from rules.inputs import parse_log
+from rules.loggen import random_match
+from rules.state import Game
+from rules.verdict import Result, Verdict
+
+TABLE = Table.load()
+IVORY = {str(i) for i in range(1, 16)}
+EIGHT = [Game.FREE, Game.COMBINED, Game.DYNAMIC]
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(EIGHT), n=st.integers(5, 60))
+def test_ball_conservation_in_the_eight_point_games(seed: int, game: Game, n: int) -> None:
+    """Ivory balls on the table (spotted ones included) + on the shelves = 15, each ball in one place."""
+    j = judge_log(parse_log(random_match(seed, game, n)))
+    for s in j.states:
+        on_table = [b for b in s.balls if b in IVORY]
+        shelved = [b for shelf in s.shelves.values() for b in shelf if b in IVORY]
+        assert len(on_table) + len(shelved) == 15, (on_table, shelved)
+        assert set(on_table).isdisjoint(shelved)
+        assert len(set(shelved)) == len(shelved)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 60))
+def test_scores_change_only_by_verdicts(seed: int, game: Game, n: int) -> None:
+    rows = random_match(seed, game, n)
+    j = judge_log(parse_log(rows))
+    prev = None
+    for out, s in zip(j.outputs, j.states, strict=True):
+        if prev is not None:
+            if isinstance(out, Verdict):
+                if out.result is Result.CONTINUE or out.result is Result.REPLAY:
+                    assert dict(s.score) == {p: prev.score[p] + out.points[p] for p in s.players}
+                    assert dict(s.score) == out.score
+                else:
+                    assert out.score == {p: prev.score[p] + out.points[p] for p in s.players}
+                    assert set(s.score.values()) == {0}  # the next frame starts at zero
+            else:
+                assert s.score == prev.score
+        prev = s
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 60))
+def test_same_log_same_state(seed: int, game: Game, n: int) -> None:
+    rows = random_match(seed, game, n)
+    a = judge_log(parse_log(rows))
+    b = judge_log(parse_log(json.loads(json.dumps(rows))))
+    assert a.state == b.state
+    assert [o.to_dict() for o in a.outputs] == [o.to_dict() for o in b.outputs]
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 60))
+def test_spotted_balls_never_overlap(seed: int, game: Game, n: int) -> None:
+    d = TABLE.spec.ball_diameter_mm
+    j = judge_log(parse_log(random_match(seed, game, n)))
+    for out, s in zip(j.outputs, j.states, strict=True):
+        if not isinstance(out, Verdict) or out.result is not Result.CONTINUE:
+            continue
+        for sp in out.spotted:
+            if sp["x"] is None:
+                continue
+            xy = (float(sp["x"]), float(sp["y"]))
+            assert TABLE.on_bed(xy, margin_mm=TABLE.ball_radius - 0.1)
+            for b, p in s.balls.items():
+                if b != sp["ball"] and p is not None:
+                    assert math.hypot(p[0] - xy[0], p[1] - xy[1]) >= d - 0.15, (sp, b, p)
