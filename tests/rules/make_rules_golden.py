@@ -76,7 +76,8 @@ CASES: dict[str, Callable[[], LogBuilder]] = {
     "russian71_no_foot_on_floor_foul_1.16": lambda: _played("russian71", SAFE_2B, [{"type": "foul",
                                                                                     "clause": "1.16"}]),
     "classic71_clean_designation_legal": lambda: _played(
-        "classic71", [("contact", "C", "7"), ("contact", "7", "3"), ("pot", "3", "rear_left"), ("pot", "7", "rear_left")],
+        "classic71",
+        [("contact", "C", "7"), ("contact", "7", "3"), ("pot", "3", "rear_left"), ("pot", "7", "rear_left")],
         [_nom("3", mode="clean", how="off ball 7")]),
     "classic71_ball_and_pocket_legal": lambda: _played("classic71", POT7, [_nom("7", mode="ball_pocket")]),
     "classic71_double_hit_foul_1.18": lambda: _played("classic71", SAFE_2B, double_hit=True),
