@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from rules.events import Event, is_ball_event
+from rules.events import Event, EventType
 
 
 class InputType(StrEnum):
@@ -105,10 +105,12 @@ class RefereeInput:
 
 LogItem = Event | RefereeInput
 
+_BALL_EVENT_TYPES = frozenset(e.value for e in EventType)
+
 
 def parse_item(d: Mapping[str, Any], line: int = 0) -> LogItem:
     """A ball event or a referee input, by its `type`."""
-    if is_ball_event(dict(d)):
+    if d.get("type") in _BALL_EVENT_TYPES:
         try:
             return Event.from_dict(dict(d))
         except ValueError as exc:
