@@ -157,11 +157,26 @@ def match_header(
     return entries
 
 
+def header_for(
+    inputs: Sequence[dict[str, Any]], game: str, table: str, opening: str, state: dict[str, Any] | None,
+    positions: dict[str, tuple[float, float]] | None,
+) -> list[dict[str, Any]]:
+    """The lines this service adds before the referee inputs: a match header unless the inputs have one,
+    and the opening `state` line unless the inputs already set a state."""
+    if not any(d.get("type") == "match" for d in inputs):
+        return match_header(game, table, opening, state, positions=positions)
+    line = opening_state(opening, state, positions)
+    return [line] if line is not None and not any(d.get("type") == "state" for d in inputs) else []
+
+
 def merge_log(inputs: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One time-ordered log from referee inputs and ball events. Inputs without `t` (the header, a state)
-    come first in their own order; the rest are merged by time, an input before an event at the same t."""
-    head = [d for d in inputs if d.get("t") is None]
-    timed = [(float(d["t"]), 0, i, d) for i, d in enumerate(inputs) if d.get("t") is not None]
+    """One time-ordered log from referee inputs and ball events. The match header goes first, then inputs
+    without `t` (a state line) in their own order; the rest are merged by time, an input before an event
+    at the same t."""
+    head = [d for d in inputs if d.get("type") == "match"]
+    head += [d for d in inputs if d.get("t") is None and d.get("type") != "match"]
+    timed = [(float(d["t"]), 0, i, d) for i, d in enumerate(inputs) if d.get("t") is not None
+             and d.get("type") != "match"]
     timed += [(float(d["t"]), 1, i, d) for i, d in enumerate(events)]
     timed.sort(key=lambda x: (x[0], x[1], x[2]))
     return [*head, *(d for *_, d in timed)]

@@ -13,11 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration.table import Table, TableSpec
 from rules.events import Event, EventType, read_jsonl
 from service import judging
 from service.pipeline.components import ComponentMissing
+from service.pipeline.opening import decide_opening
 
-FRAME_TOL = 6  # frames either side for an event to match (0.1 s at 60 fps)
+# Seconds either side for an event to match; "every ball at rest" is a slower, softer instant than a hit.
+TIME_TOL_S = 0.15
+SHOT_END_TOL_S = 0.6
 
 
 def _key(e: Event) -> tuple[Any, ...]:
@@ -25,18 +29,19 @@ def _key(e: Event) -> tuple[Any, ...]:
     return (e.type, agents, e.cushion, e.line, e.pocket)
 
 
-def match_events(truth: Sequence[Event], found: Sequence[Event], tol: int = FRAME_TOL) -> dict[str, Counter[str]]:
+def match_events(truth: Sequence[Event], found: Sequence[Event], tol_s: float = TIME_TOL_S) -> dict[str, Counter[str]]:
     """Greedy one-to-one matching in time order; returns per-type counts of tp, fn, fp."""
     counts: dict[str, Counter[str]] = {}
     used: set[int] = set()
     for t_ev in truth:
         c = counts.setdefault(str(t_ev.type), Counter())
-        best, best_d = None, tol + 1
+        tol = SHOT_END_TOL_S if t_ev.type is EventType.SHOT_END else tol_s
+        best, best_d = None, tol
         for i, f_ev in enumerate(found):
             if i in used or _key(f_ev) != _key(t_ev):
                 continue
-            d = abs(f_ev.frame - t_ev.frame)
-            if d < best_d:
+            d = abs(f_ev.t - t_ev.t)
+            if d <= best_d:
                 best, best_d = i, d
         if best is None:
             c["fn"] += 1
@@ -89,12 +94,23 @@ class Comparison:
         return "\n".join(lines)
 
 
+def judge_events(inputs: list[dict[str, Any]], events: Sequence[Event], game: str, table: Table,
+                 state: dict[str, Any] | None = None) -> tuple[judging.VerdictView, ...]:
+    """Verdicts of an event stream with the referee inputs, opened as analyze opens it: break or position
+    decided from the first shot_start's positions."""
+    first = next((e for e in events if e.type is EventType.SHOT_START), None)
+    opening = decide_opening(first.positions if first else None, table)
+    head = judging.header_for(inputs, game, table.spec.name, str(opening.opening), state,
+                              first.positions if first else None)
+    return judging.fold(judging.merge_log([*head, *inputs], [e.to_dict() for e in events]), game).verdicts
+
+
 def compare_verdicts(
-    inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str
+    inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str, table: Table
 ) -> tuple[int, int, list[str]]:
     """(shots in truth, shots whose verdicts agree, disagreement lines); raises ComponentMissing."""
-    v_truth = judging.fold(judging.merge_log(inputs, [e.to_dict() for e in truth]), game).verdicts
-    v_found = judging.fold(judging.merge_log(inputs, [e.to_dict() for e in found]), game).verdicts
+    v_truth = judge_events(inputs, truth, game, table)
+    v_found = judge_events(inputs, found, game, table)
     by_shot = {v.shot: v for v in v_found}
     agree, diffs = 0, []
     for v in v_truth:
@@ -112,13 +128,14 @@ def truth_inputs(case: Path) -> tuple[list[Event], list[dict[str, Any]]]:
     return [Event.from_dict(d) for d in meta["events"]], list(meta.get("log", []))
 
 
-def compare_with_truth(case: Path, out: Path, game: str) -> Comparison:
+def compare_with_truth(case: Path, out: Path, game: str, table: Table | None = None) -> Comparison:
     truth, inputs = truth_inputs(case)
+    table = table or Table(TableSpec(**json.loads((case / "truth.json").read_text())["table"]))
     with (out / "events.jsonl").open(encoding="utf-8") as f:
         found = list(read_jsonl(f))
     comp = Comparison(match_events(truth, found))
     try:
-        comp.shots_truth, comp.shots_agree, comp.disagreements = compare_verdicts(inputs, truth, found, game)
+        comp.shots_truth, comp.shots_agree, comp.disagreements = compare_verdicts(inputs, truth, found, game, table)
     except ComponentMissing as exc:
         comp.judge_error = str(exc)
     return comp

@@ -198,13 +198,8 @@ class _Run:
         decision = decide_opening(first.positions, self.table)
         self.info["opening"] = str(decision.opening)
         self.info["opening_reason"] = decision.reason
-        if any(d.get("type") == "match" for d in self.cfg.inputs):  # the inputs bring their own header
-            line = judging.opening_state(str(decision.opening), self.cfg.state, first.positions)
-            has_state = any(d.get("type") == "state" for d in self.cfg.inputs)
-            self.header = [line] if line is not None and not has_state else []
-        else:
-            self.header = judging.match_header(self.game, self.table.spec.name, str(decision.opening),
-                                               self.cfg.state, positions=first.positions)
+        self.header = judging.header_for(self.cfg.inputs, self.game, self.table.spec.name, str(decision.opening),
+                                         self.cfg.state, first.positions)
         self.note(f"first shot: {decision.opening} ({decision.reason})")
 
     def on_event(self, e: Event, image: Callable[[], np.ndarray]) -> None:

@@ -75,6 +75,7 @@ def score_plot_svg(verdicts: list[VerdictView]) -> str | None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, ax = plt.subplots(figsize=(7, 2.6), dpi=96)
     xs = [0] + [v.shot for v in verdicts]
@@ -86,6 +87,7 @@ def score_plot_svg(verdicts: list[VerdictView]) -> str | None:
     for v in verdicts:
         if v.is_foul:
             ax.axvline(v.shot, color="#d33", alpha=0.25, lw=1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("shot")
     ax.set_ylabel("score")
     ax.legend(loc="upper left", fontsize=8)

@@ -50,9 +50,11 @@ class ShotRecorder:
     _strip: list[np.ndarray] = field(default_factory=list)
     _stride: int = 1
     _count: int = 0
-    _last_strip: list[np.ndarray] = field(default_factory=list)
+    _ended: dict[int, list[np.ndarray]] = field(default_factory=dict)  # strips of shots awaiting a verdict
 
     def start(self, image: np.ndarray) -> None:
+        if self.active:  # a new stroke before the last shot ended (1.14.2): close that one first
+            self.end()
         self.shot += 1
         self.active = True
         self._scale = self.width / image.shape[1]
@@ -97,14 +99,17 @@ class ShotRecorder:
         path = shot_thumb_path(self.out, self.shot)
         path.parent.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        self._last_strip, self._strip = self._strip, []
+        self._ended[self.shot] = self._strip
+        self._strip = []
+        for old in [k for k in self._ended if k <= self.shot - 4]:  # verdicts come within a shot or two
+            del self._ended[old]
         self.active = False
         return path
 
     def write_strip(self, shot: int, n: int = 6) -> Path | None:
-        """The frame strip of the last ended shot (call once its verdict says foul or review)."""
-        frames = self._last_strip
-        if shot != self.shot or not frames:
+        """The frame strip of a recently ended shot (call once its verdict says foul or review)."""
+        frames = self._ended.get(shot)
+        if not frames:
             return None
         idx = np.linspace(0, len(frames) - 1, min(n, len(frames))).round().astype(int)
         strip = np.hstack([frames[i] for i in idx])
