@@ -262,11 +262,12 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         frames_won=frames_won,
         clock=clock_info,
         override=override,
+        t=rec.start.t,
     )
     if result in (Result.FRAME_WON, Result.DRAW) or (False):
         st2 = next_frame(st2, table)
     elif result is Result.MATCH_WON:
-        st2 = replace(next_frame(st2, table), phase=Phase.MATCH_OVER)
+        st2 = replace(next_frame(st2, table), phase=Phase.MATCH_OVER, winner=winner)
     return st2, verdict
 
 
@@ -312,7 +313,7 @@ def _replay(st: MatchState, rec: ShotRecord, facts: ShotFacts, player: str, revi
                 {p: 0 for p in st.players}, dict(st.score), dict(st.targets), player, st.decisions, Result.REPLAY,
                 None, Review(bool(review), tuple(review), ()),
                 "The referee restored every ball and the shot is replayed (1.23.2).", None, (),
-                dict(st.frames_won), None, override)
+                dict(st.frames_won), None, override, rec.start.t)
     return st2, v
 
 

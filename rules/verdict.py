@@ -71,11 +71,13 @@ class Verdict:
     frames_won: dict[str, int] = field(default_factory=dict)
     clock: dict[str, Any] | None = None
     override: dict[str, Any] | None = None
+    t: float | None = None  # the stroke (shot_start) time, video seconds
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "kind": "shot",
             "shot": self.shot,
+            "t": self.t,
             "frame": self.frame,
             "player": self.player,
             "break": self.is_break,
