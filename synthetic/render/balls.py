@@ -123,19 +123,20 @@ def sphere_sprite(
                 albedo = albedo * (1 - disc_cov[:, None]) + np.float32(0.92) * disc_cov[:, None]
             ink = np.maximum(ink, g * on_cap)
         albedo = albedo * (1 - ink[:, None]) + look.ink[None, :] * ink[:, None]
-    per = lighting.per_lamp(p, n)  # (N, L)
+    # Lamps are a metre away: their direction and strength are taken once at the ball's centre.
+    to_l = lighting.lamps - centre[None, :]
+    to_l /= np.linalg.norm(to_l, axis=1, keepdims=True)
+    e_up = lighting.per_lamp(centre[None, :])[0]  # (L,) on a surface facing up
+    per = np.clip(n @ to_l.T, 0.0, None) * (e_up / np.maximum(to_l[:, 2], 1e-3))[None, :]
     amb = lighting.ambient * (0.55 + 0.45 * n[:, 2])
     diffuse = amb + per.sum(axis=1)
     # Light bounced off the cloth tints the lower half of the ball.
     tint = bounce[None, :] * (0.35 * lighting.ambient + 0.25) * np.clip(0.3 - n[:, 2], 0.0, 1.0)[:, None]
-    v = -d
-    to_lamp = lighting.lamps[None, :, :] - p[:, None, :]
-    to_lamp /= np.linalg.norm(to_lamp, axis=2, keepdims=True)
-    half = to_lamp + v[:, None, :]
-    half /= np.linalg.norm(half, axis=2, keepdims=True)
-    nh = np.clip(np.einsum("nlk,nk->nl", half, n), 0.0, 1.0)
-    lamp_w = lighting.per_lamp(p)
-    spec = look.shine * 0.9 * (nh**90 * np.clip(lamp_w * 1.2, 0.0, 1.0)).sum(axis=1)
+    v = -(centre - origin) / np.linalg.norm(centre - origin)
+    half = to_l + v[None, :]
+    half /= np.linalg.norm(half, axis=1, keepdims=True)
+    nh = np.clip(n @ half.T, 0.0, 1.0)
+    spec = look.shine * 0.9 * (nh**90 * np.clip(e_up * 1.2, 0.0, 1.0)[None, :]).sum(axis=1)
     g = gain.reshape(-1).astype(np.float64)
     colour = (albedo * diffuse[:, None] + albedo * tint) * g[:, None] + spec[:, None] * g[:, None]
     visible = t < depth.reshape(-1)

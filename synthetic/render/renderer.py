@@ -22,7 +22,6 @@ from synthetic.render.textures import build_atlas
 from synthetic.world import Capsule
 
 Box = tuple[int, int, int, int]
-MAX_SUBSAMPLES = 40
 NOISE_PAD = 32
 
 
@@ -43,6 +42,29 @@ def _union(a: Box, b: Box) -> Box:
 def _intersect(a: Box, b: Box) -> Box | None:
     x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
     return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
+
+def _line_kernel(half: np.ndarray) -> np.ndarray | None:
+    """A normalised anti-aliased line from -half to +half pixels: the image path of the exposure."""
+    n = float(np.hypot(half[0], half[1]))
+    if not np.isfinite(n) or n < 0.3:
+        return None
+    a = int(np.ceil(n)) + 1
+    k = np.zeros((2 * a + 1, 2 * a + 1), np.float32)
+    f = 16.0
+    p0 = (round((a - half[0]) * f), round((a - half[1]) * f))
+    p1 = (round((a + half[0]) * f), round((a + half[1]) * f))
+    cv2.line(k, p0, p1, 1.0, 1, cv2.LINE_AA, 4)
+    s = float(k.sum())
+    if s <= 0:
+        return None
+    out: np.ndarray = k / s
+    return out
+
+
+def _smear(img: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    out: np.ndarray = cv2.filter2D(img, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+    return out
 
 
 class Renderer:
@@ -66,6 +88,8 @@ class Renderer:
         self.bounce = np.asarray(style.cloth_bgr, np.float64) / 255.0
         self.frame_box: Box = (0, 0, camera.width, camera.height)
         self._noise = self._noise_bank(rng)
+        # A ball at rest looks the same from frame to frame: its sprite and shadow are reused.
+        self._still: dict[int, tuple[bytes, Sprite, np.ndarray | None]] = {}
 
     # --- helpers ------------------------------------------------------------------------------
     def _noise_bank(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
@@ -106,23 +130,24 @@ class Renderer:
         r = self.table.ball_radius
         frame = self.background.image.copy()
         alive = [i for i in range(b) if np.all(np.isfinite(pos[i]))]
-        # Sub-frame centres over the exposure: a fast ball becomes a streak.
+        # Centres at the middle, start and end of the exposure: a fast ball becomes a streak.
         centres: dict[int, np.ndarray] = {}
         for i in alive:
             rpx = self._radius_px(pos[i])
             travel_px = float(np.linalg.norm(vel[i])) * exposure_s * rpx / r
-            k = int(np.clip(np.ceil(travel_px / 1.2), 1, MAX_SUBSAMPLES))
-            offs = ((np.arange(k) + 0.5) / k - 0.5) * exposure_s if k > 1 else np.zeros(1)
+            offs = np.array([0.0, -0.5, 0.5]) * exposure_s if travel_px > 0.3 else np.zeros(1)
             centres[i] = pos[i][None, :] + offs[:, None] * vel[i][None, :]
         all_c = np.concatenate([centres[i] for i in alive]) if alive else np.zeros((0, 3))
         proj = self.camera.project(all_c) if alive else np.zeros((0, 2))
         boxes: dict[int, Box] = {}
         shadow_boxes: dict[int, Box] = {}
+        smear: dict[int, np.ndarray | None] = {}
         start = 0
         for i in alive:
             n = len(centres[i])
             pts = proj[start : start + n]
             start += n
+            smear[i] = _line_kernel((pts[2] - pts[1]) / 2.0) if n == 3 else None
             rpx = self._radius_px(pos[i])
             box = _box(pts[0, 0], pts[0, 1], 1.3 * rpx + 2, 1.3 * rpx + 2)
             sbox = _box(pts[0, 0], pts[0, 1], 2.3 * rpx + 3, 2.3 * rpx + 3)
@@ -130,24 +155,25 @@ class Renderer:
                 box = _union(box, _box(p[0], p[1], 1.3 * rpx + 2, 1.3 * rpx + 2))
                 sbox = _union(sbox, _box(p[0], p[1], 2.3 * rpx + 3, 2.3 * rpx + 3))
             boxes[i], shadow_boxes[i] = self._ext(box), sbox
+        keys = {i: centres[i].tobytes() + rot[i].tobytes() for i in alive}
+        still = {i for i in alive if i in self._still and self._still[i][0] == keys[i]}
         # Shadows first, on the cloth only.
+        shadows: dict[int, np.ndarray | None] = {}
         for i in alive:
             fb = _intersect(shadow_boxes[i], self.frame_box)
-            if fb is None:
-                continue
-            xy = self._grid(self.background.bed_xy, fb)
-            if not np.isfinite(xy[..., 0]).any():
-                continue
-            fac = np.mean([shadow_factor(xy, c, r, self.lighting) for c in centres[i]], axis=0)
-            patch = frame[fb[1] : fb[3], fb[0] : fb[2]]
-            patch[:] = np.clip(patch * fac[..., None] + 0.5, 0, 255).astype(np.uint8)
+            fac = self._still[i][2] if i in still else self._shadow(fb, centres[i][0], smear[i])
+            shadows[i] = fac
+            if fac is not None and fb is not None:
+                patch = frame[fb[1] : fb[3], fb[0] : fb[2]]
+                patch[:] = np.clip(patch * fac[..., None] + 0.5, 0, 255).astype(np.uint8)
         # Balls, farthest from the camera first.
         order = sorted(alive, key=lambda j: -float(np.linalg.norm(pos[j] - self.rays.origin)))
         sprites: dict[int, Sprite] = {}
         for i in order:
-            sp = self._ball_sprite(i, boxes[i], centres[i], rot[i])
+            sp = self._still[i][1] if i in still else self._ball_sprite(i, boxes[i], centres[i][0], rot[i], smear[i])
             sprites[i] = sp
             self._composite(frame, boxes[i], sp.colour, sp.alpha)
+        self._still = {i: (keys[i], sprites[i], shadows[i]) for i in alive if len(centres[i]) == 1}
         # Occluders over everything below them.
         cap_layers = self._draw_capsules(frame, capsules)
         vis = np.full(b, np.nan)
@@ -162,21 +188,29 @@ class Renderer:
             cv2.subtract(frame, neg_n[oy : oy + h, ox : ox + w], dst=frame)
         return RenderResult(frame, vis)
 
-    def _ball_sprite(self, i: int, box: Box, centres: np.ndarray, rot: np.ndarray) -> Sprite:
+    def _shadow(self, fb: Box | None, centre: np.ndarray, kernel: np.ndarray | None) -> np.ndarray | None:
+        if fb is None:
+            return None
+        xy = self._grid(self.background.bed_xy, fb)
+        if not np.isfinite(xy[..., 0]).any():
+            return None
+        fac = shadow_factor(xy, centre, self.table.ball_radius, self.lighting)
+        if kernel is None:
+            return fac
+        out: np.ndarray = 1.0 - _smear(1.0 - fac, kernel)
+        return out
+
+    def _ball_sprite(self, i: int, box: Box, centre: np.ndarray, rot: np.ndarray, kernel: np.ndarray | None) -> Sprite:
+        """The ball at the middle of the exposure, smeared along its image motion when it moves."""
         rays = self.rays.patch(box)
         gain = self._grid(self.background.gain, box)
         depth = self._grid(self.background.depth, box)
         look = self.looks[self.ids[i]]
-        args = (self.lighting, gain, depth, self.rays.focal, self.bounce)
-        r = self.table.ball_radius
-        if len(centres) == 1:
-            return sphere_sprite(rays, self.rays.origin, centres[0], r, rot, look, *args)
-        parts = [sphere_sprite(rays, self.rays.origin, c, r, rot, look, *args) for c in centres]
-        return Sprite(
-            np.mean([p.colour for p in parts], axis=0),
-            np.mean([p.alpha for p in parts], axis=0),
-            parts[len(parts) // 2].full,
-        )
+        sp = sphere_sprite(rays, self.rays.origin, centre, self.table.ball_radius, rot, look, self.lighting, gain,
+                           depth, self.rays.focal, self.bounce)
+        if kernel is None:
+            return sp
+        return Sprite(_smear(sp.colour, kernel), _smear(sp.alpha, kernel), sp.full)
 
     def _composite(self, frame: np.ndarray, box: Box, colour: np.ndarray, alpha: np.ndarray) -> None:
         """frame = colour + (1 - alpha) frame over the part of the box inside the frame."""

@@ -1,0 +1,67 @@
+"""H.264 encoding with PyAV, set up so that the same frames always give the same bytes."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from types import TracebackType
+
+import av
+import cv2
+import numpy as np
+
+
+class VideoWriter:
+    """Writes BGR uint8 frames to an MP4 (libx264, yuv420p). Deterministic: one thread, bit-exact muxing."""
+
+    def __init__(self, path: Path, width: int, height: int, fps: float, crf: int = 20, preset: str = "veryfast"):
+        if width % 2 or height % 2:
+            raise ValueError(f"yuv420p needs an even frame size, got {width}x{height}")
+        self.path = Path(path)
+        self.width, self.height = width, height
+        self._container = av.open(str(self.path), mode="w", options={"fflags": "+bitexact"})
+        rate = Fraction(fps).limit_denominator(1001)
+        stream = self._container.add_stream("libx264", rate=rate)
+        stream.width, stream.height = width, height
+        stream.pix_fmt = "yuv420p"
+        stream.codec_context.thread_count = 1
+        stream.codec_context.options = {
+            "crf": str(crf),
+            "preset": preset,
+            "threads": "1",
+            "x264-params": "threads=1:lookahead-threads=1:sliced-threads=0",
+            "flags": "+bitexact",
+        }
+        self._stream = stream
+        self.frames = 0
+
+    def write(self, frame: np.ndarray) -> None:
+        if frame.shape != (self.height, self.width, 3) or frame.dtype != np.uint8:
+            raise ValueError(
+                f"frame must be uint8 of shape {(self.height, self.width, 3)}, got {frame.dtype} {frame.shape}"
+            )
+        # OpenCV's I420 conversion is BT.601 limited range, what decoders assume; and faster than swscale.
+        vf = av.VideoFrame.from_ndarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
+        vf.pts = self.frames
+        for packet in self._stream.encode(vf):
+            self._container.mux(packet)
+        self.frames += 1
+
+    def close(self) -> None:
+        for packet in self._stream.encode(None):
+            self._container.mux(packet)
+        self._container.close()
+
+    def __enter__(self) -> VideoWriter:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def read_frames(path: Path) -> list[np.ndarray]:
+    """Every frame of a video as BGR uint8 (for tests and tools; loads the whole clip)."""
+    with av.open(str(path)) as container:
+        return [f.to_ndarray(format="bgr24") for f in container.decode(video=0)]
