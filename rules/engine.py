@@ -193,8 +193,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
                    nomination_during if rs.nominate.value != "none" else None, as_nominated, facts.struck)
     out = score_shot(rs, si, after_foul=bool(after))
     readings.extend(out.readings)
-    if facts.chain.legal and facts.chain.clause == "1.20(1)":
-        readings.append(READINGS["pot_physical"])
+    if facts.chain.legal and facts.chain.clause == "1.20(1)" and not out.counted and not is_break:
+        readings.append(READINGS["pot_physical"])  # the shot is legal by a pot that does not score
     st2, spotted, review_more = _move_balls(st, rs, facts, out, player, table)
     prep.review.extend(review_more)
     score = {p: st.score.get(p, 0) + out.points.get(p, 0) for p in st.players}
@@ -256,7 +256,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         winner=winner,
         review=build_review(facts, fouls, prep.review, cfg),
         explanation=explanation(st, rs, facts, rep, fouls, after, out, [*notes, *out.notes], spotted,
-                                next_player, result, winner, is_break, decisions),
+                                next_player, result, winner, is_break, decisions, list(dict.fromkeys(readings))),
         chain=facts.chain.text if facts.chain.legal else None,
         readings=tuple(dict.fromkeys(readings)),
         frames_won=frames_won,

@@ -50,7 +50,7 @@ def _pts(n: int) -> str:
 def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, fouls: Sequence[Foul],
                 after: Sequence[Foul], out: Outcome, notes: Sequence[str], spotted: Sequence[dict[str, object]],
                 next_player: str | None, result: Result, winner: str | None, is_break: bool,
-                decisions: Sequence[Decision]) -> str:
+                decisions: Sequence[Decision], readings: Sequence[str] = ()) -> str:
     """One paragraph: the chain or the failed rule, the pots, the penalty, who plays next."""
     parts: list[str] = []
     if is_break and rep.brk is not None:
@@ -94,4 +94,6 @@ def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, 
     if owed:
         parts.append("Owed: " + "; ".join(f"{d.kind.value.replace('_', ' ')} by {d.by} ({d.clause})"
                                            for d in owed) + ".")
+    for r in readings:
+        parts.append(f"Rests on {r}.")
     return " ".join(parts)

@@ -41,5 +41,5 @@ READINGS: dict[str, str] = {
     "taken first, then one of the four choices of 1.12.2; a re-rack is an incomplete pyramid",
     "one_penalty": "committed reading: several failed rules are all listed and one penalty is charged (1.29.2)",
     "no_contact": "committed reading: with no contact at all, 1.5.3 is cited",
-    "after_last_ball": "1.22: a violation after the last ball of a frame is not penalised",
+    "after_last_ball": "rule 1.22: a violation after the last ball of a frame is not penalised",
 }

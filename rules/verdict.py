@@ -119,8 +119,6 @@ class Verdict:
             lines.append(f"  owed: {owed}")
         if self.review.flag:
             lines.append(f"  REVIEW: {'; '.join(self.review.reasons)}")
-        for r in self.readings:
-            lines.append(f"  reading: {r}")
         if self.override is not None:
             lines.append(f"  overridden: {self.override.get('reason')}")
         return "\n".join(lines)
