@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,12 @@ def make_case(
         ]
     img = render_frame(table, cam, pos, get_style(style), seed=seed, occluders=occ)
     return cam, img
+
+
+@lru_cache(maxsize=4)
+def cached_case(spec: str, seed: int, style: str = "default") -> tuple[CameraModel, np.ndarray]:
+    """make_case at 1920x1080 with an arm, kept for reuse (tests share frames: rendering is slow)."""
+    return make_case(Table.load(spec), seed, style=style)
 
 
 def errors_mm(table: Table, true_cam: CameraModel, corners_px: np.ndarray, spots_px: np.ndarray

@@ -23,6 +23,7 @@ from calibration.result import Calibration, CalibrationError, CalibrationMethod,
 from calibration.table import Table
 
 MAX_RMS_MM = 6.0  # above this the spec does not describe the table in view
+MAX_TILT_DEG = 30.0  # an overhead camera; a spec of the wrong shape needs a steep, implausible view
 MIN_SIDE_FRACTION = 0.2  # share of a side's profiles that must land on its nose line
 
 
@@ -93,6 +94,13 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
     obs = obs.subset(_inliers(res))
     cam, res = refine(cam, obs, fit_k2=True, fit_pp=True)
     rms = float(np.sqrt(np.mean(res**2)))
+    tilt = float(np.degrees(np.arccos(np.clip(-cam.R[2, 2], -1.0, 1.0))))  # optical axis from straight down
+    if tilt > MAX_TILT_DEG:
+        raise CalibrationError(
+            f"table spec {spec_name or sp.name!r} does not fit what is seen: the camera would have to look "
+            f"{tilt:.0f} degrees off vertical (bed {sp.bed_length_mm:.0f} x {sp.bed_width_mm:.0f} mm, "
+            f"aspect {sp.bed_length_mm / sp.bed_width_mm:.2f}); pass the right --table or --corners"
+        )
     if not np.isfinite(rms) or rms > MAX_RMS_MM:
         raise CalibrationError(
             f"table spec {spec_name or sp.name!r} does not fit what is seen: residual {rms:.1f} mm RMS "
@@ -167,7 +175,7 @@ def _marking_observations(lab: np.ndarray, cam: CameraModel, table: Table, found
     out = []
     if "house_line" in found:
         out.append(Observations.rows(found["house_line"], 0.0, 0, table.house_line_x, -1))
-    pts, contrast = line_points(lab, cam, table, 0.0, search_mm=40.0)
+    pts, _ = line_points(lab, cam, table, 0.0, search_mm=40.0)
     if len(pts) >= 12:
         found["centre_line"] = pts
         out.append(Observations.rows(pts, 0.0, 0, 0.0, -1))

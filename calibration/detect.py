@@ -96,8 +96,8 @@ def find_cloth(image_bgr: np.ndarray) -> ClothRegion:
     spread = float(np.percentile(np.hypot(da, db)[near], 90))
     tol = max(8.0, 2.5 * spread)
     mask = (across < tol) & (along > 0.35 * c0) & (along < 1.8 * c0 + tol)
-    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    mask_u8 = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels = cv2.connectedComponents(mask_u8, connectivity=4)
     if n < 2:
         raise CalibrationError(f"{NOT_FOUND} (no cloth region)")
     # the component that holds most of the candidate pixels, not merely the largest
@@ -192,13 +192,13 @@ def side_edges(
         strong = np.flatnonzero(np.abs(g) >= thr)
         if len(strong) == 0:
             continue
-        j = _peak(np.abs(g), int(strong[0]))
+        j = _peak(np.abs(g), strong[0])
         inner.append(base[i] - (s[0] + j * step) * inward)
-        sign = np.sign(g[int(round(j))])
-        k0 = int(round(j)) + 2
+        sign = np.sign(g[round(j)])
+        k0 = round(j) + 2
         opp = np.flatnonzero(-sign * g[k0 : k0 + band] >= thr)
         if len(opp):
-            k = _peak(-sign * g, k0 + int(opp[0]))
+            k = _peak(-sign * g, k0 + opp[0])
             outer.append(base[i] - (s[0] + k * step) * inward)
     if len(inner) < 8:
         return SideEdges(np.zeros((0, 2)), np.zeros((0, 2)), n_profiles, 0.0)
@@ -209,7 +209,8 @@ def side_edges(
     return SideEdges(p[keep], q[keep_q], n_profiles, float(keep.sum()) / n_profiles)
 
 
-def _peak(g: np.ndarray, j: int) -> float:
+def _peak(g: np.ndarray, j: int | np.integer) -> float:
+    j = int(j)
     """Climb from index j to the local maximum of g; sub-sample position by a parabola."""
     while j + 1 < len(g) and g[j + 1] >= g[j]:
         j += 1

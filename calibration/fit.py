@@ -75,7 +75,9 @@ def unproject(px: np.ndarray, z: np.ndarray | float, K: np.ndarray, dist: np.nda
     """(N, 2) pixels -> (N, 2) table mm on the plane(s) at height z."""
     if len(px) == 0:
         return np.zeros((0, 2))
-    norm = cv2.undistortPointsIter(px.reshape(-1, 1, 2), K, dist, None, None, _CRIT).reshape(-1, 2)
+    norm = np.asarray(
+        cv2.undistortPointsIter(px.reshape(-1, 1, 2), K, dist, None, None, _CRIT)  # type: ignore[call-overload]
+    ).reshape(-1, 2)
     R = cv2.Rodrigues(rvec)[0]
     rays = np.column_stack([norm, np.ones(len(norm))]) @ R
     c = -R.T @ tvec

@@ -66,6 +66,7 @@ def calibrate_manual(
     else:
         try:
             cam, _, _ = init_from_corners(corners, table, 0.0, width, height, any_order=False)
+            cam = _refine_focal(cam, obj, corners)
         except ValueError as exc:
             raise CalibrationError(
                 f"the four corners given with --corners do not fit a camera above the table ({exc}); "
@@ -78,3 +79,23 @@ def calibrate_manual(
     q = Quality(CalibrationMethod.MANUAL, rms, 0, (0.0, 0.0, 0.0, 0.0), 0, 0, 0.5 if lens is None else 0.7)
     note = "manual: four bed corners" + ("; lens from checkerboards" if lens is not None else "; lens assumed ideal")
     return build_calibration(cam, table, spec_name or table.spec.name, rms, q, [note])
+
+
+def _refine_focal(cam: CameraModel, obj: np.ndarray, corners: np.ndarray) -> CameraModel:
+    """Focal length and pose by least squares on the four corners (the scan is on a coarse grid)."""
+    from scipy.optimize import least_squares
+
+    def model(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        K = cam.K.copy()
+        K[0, 0] = K[1, 1] = float(np.exp(x[0]))
+        return K, x[1:4], x[4:7]
+
+    def fun(x: np.ndarray) -> np.ndarray:
+        K, r, t = model(x)
+        px, _ = cv2.projectPoints(obj, r, t, K, None)
+        return (px.reshape(-1, 2) - corners).ravel()
+
+    x0 = np.concatenate([[np.log(cam.K[0, 0])], cam.rvec, cam.tvec])
+    sol = least_squares(fun, x0, x_scale="jac")
+    K, r, t = model(sol.x)
+    return CameraModel(K, np.zeros(5), r, t, cam.width, cam.height)

@@ -33,9 +33,8 @@ def run(args: argparse.Namespace) -> int:
         cal, frame = calibrate_file(args.source, args.table, corners, args.lens_images)
         args.output.parent.mkdir(parents=True, exist_ok=True)
         cal.save(args.output)
-        if args.overlay is not None:
-            if not cv2.imwrite(str(args.overlay), draw_overlay(frame, cal)):
-                raise CalibrationError(f"cannot write the overlay to {args.overlay}")
+        if args.overlay is not None and not cv2.imwrite(str(args.overlay), draw_overlay(frame, cal)):
+            raise CalibrationError(f"cannot write the overlay to {args.overlay}")
     except CalibrationError as exc:
         print(f"calibration failed: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,88 @@
+"""The CLI writes calibration.json and the overlay; manual corners work; the monitor notices a bump."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from bench.calibration_bench import cached_case
+from calibration.auto import calibrate_image
+from calibration.camera import CameraModel
+from calibration.manual import calibrate_manual
+from calibration.monitor import CalibrationMonitor
+from calibration.result import Calibration, CalibrationMethod, CalibrationStatus
+from calibration.table import Table
+
+TABLE = Table.load()
+
+
+def case() -> tuple[CameraModel, np.ndarray]:
+    return cached_case("pyramid-12ft", 11)
+
+
+@cache
+def calibrated() -> Calibration:
+    return calibrate_image(case()[1], TABLE)
+
+
+def test_cli_writes_calibration_and_overlay(tmp_path: Path) -> None:
+    from service.cli.main import main
+
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), case()[1])
+    out, overlay = tmp_path / "calibration.json", tmp_path / "out.png"
+    assert main(["calibrate", str(frame), "-o", str(out), "--overlay", str(overlay)]) == 0
+    data = json.loads(out.read_text())
+    assert data["table_spec"] == "pyramid-12ft"
+    assert np.asarray(data["bed_corners_px"]).shape == (4, 2)
+    assert set(data["markings_px"]) == {"centre_spot", "front_spot", "rear_spot"}
+    drawn = cv2.imread(str(overlay))
+    assert drawn is not None
+    assert drawn.shape == case()[1].shape and not np.array_equal(drawn, case()[1])
+
+
+def test_manual_corners_give_a_usable_camera() -> None:
+    cam, _ = case()
+    corners = cam.project(np.column_stack([TABLE.bed_corners, np.zeros(4)]))
+    cal = calibrate_manual(cam.width, cam.height, corners, TABLE)
+    assert cal.quality.method is CalibrationMethod.MANUAL
+    # no lens model: four points, seven unknowns, a distorted quad: close at the corners, not exact
+    assert np.abs(cal.bed_corners_px - corners).max() < 3.0
+    centre = cal.to_table(cam.project(np.array([[0.0, 0.0, 0.0]])), 0.0)[0]
+    assert np.hypot(*centre) < 80.0
+
+
+def _shift(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    m = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]], np.float32)
+    return np.asarray(cv2.warpAffine(img, m, (img.shape[1], img.shape[0]), borderMode=cv2.BORDER_REPLICATE))
+
+
+def test_monitor_steady_then_bumped_within_a_second() -> None:
+    _, img = case()
+    mon = CalibrationMonitor(calibrated(), check_every=10)
+    rng = np.random.default_rng(0)
+    for _ in range(60):  # a second of the same view with sensor noise
+        noisy = np.clip(img + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+        assert mon.update(noisy) is CalibrationStatus.OK
+    bumped = _shift(img, 9.0, -6.0)
+    frames = 0
+    while frames < 60 and mon.update(bumped) is not CalibrationStatus.BUMPED:
+        frames += 1
+    assert mon.status is CalibrationStatus.BUMPED, mon.last_score
+    assert frames < 60
+    assert mon.update(img) is CalibrationStatus.BUMPED  # stays reported: never silently used again
+
+
+def test_monitor_recalibrates_when_asked() -> None:
+    _, img = case()
+    mon = CalibrationMonitor(calibrated(), check_every=5, recalibrate=lambda f: calibrate_image(f, TABLE))
+    mon.update(img)
+    bumped = _shift(img, 12.0, 8.0)
+    statuses = [mon.update(bumped) for _ in range(15)]
+    assert CalibrationStatus.RECALIBRATED in statuses
+    new = mon.calibration
+    assert np.abs(new.bed_corners_px - (calibrated().bed_corners_px + np.array([12.0, 8.0]))).max() < 2.0
