@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from calibration.table import Table
 from rules.inputs import InputType, Option, RefereeInput
 from rules.rack import RUSSIAN_RACK_ORDER, full_rack, incomplete_rack
-from rules.state import Decision, DecisionKind, Hand, MatchState, Nomination, NominationMode, Phase
+from rules.state import Decision, DecisionKind, Game, Hand, MatchState, Nomination, NominationMode, Phase
 
 Point = tuple[float, float]
 
@@ -120,7 +120,8 @@ def settle(st: MatchState, inputs: Sequence[RefereeInput], table: Table) -> tupl
             ball = inp.ball or ""
             if dec is None:
                 prep.review.append(f"line {inp.line}: {t} {ball} but none is owed: ignored")
-            elif ball not in st.balls or ball == "C":
+            elif ball not in st.balls or (ball == "C" and st.game is not Game.FREE):
+                # 2.7: in Free any ball may be taken, the coloured one too; elsewhere it is the cue ball.
                 prep.review.append(f"line {inp.line}: {t} {ball}: not an object ball on the table: ignored")
             else:
                 st = _drop(_to_shelf(st, ball, dec.by), kind)

@@ -271,3 +271,40 @@ def test_second_extension_in_a_frame_is_refused() -> None:
     vs = judge_rows(lb.rows)
     assert vs[1].legal and vs[1].clock is not None and vs[1].clock["extended"]
     assert "1.26" in clauses(vs[3]) and vs[3].review.flag
+
+
+def test_cue_ball_placed_outside_the_house_stands() -> None:
+    """1.11.3 (committed reading): no warning, the shot stands."""
+    positions = {"C": (-700.0, 0.0), "7": (-200.0, 100.0), "3": (800.0, 300.0)}
+    v = one(play_rows("russian71", SAFE_2B, state=HAND, positions=positions))
+    assert v.legal and any("1.11.3" in r for r in v.readings)
+
+
+def test_interference_in_the_opponents_play_is_a_referee_foul() -> None:
+    v = one(play_rows("russian71", SAFE_2B, before=[{"type": "foul", "clause": "1.28", "reason": "moved ball 5"}]))
+    assert clauses(v) == ["1.28"] and v.fouls[0].source == "referee"
+
+
+def test_several_spotted_balls_go_along_the_spotting_line_without_touching() -> None:
+    """1.25: one ball on the rear spot, the next behind it towards the rear cushion, not touching."""
+    from calibration.table import Table
+
+    table = Table.load()
+    balls = {"C": [-1000, 0], "7": [0, 300], "3": [300, -300], "5": [-300, 500]}
+    v = one(play_rows("russian71", [("contact", "C", "7"), ("contact", "7", "3"), ("pot", "7", "rear_left"),
+                                    ("pot", "3", "rear_right"), ("pot", "C", "front_left")],
+                      state={"balls": balls}, before=NOM7))
+    assert [s["ball"] for s in v.spotted] == ["7", "3"]
+    (x1, y1), (x2, y2) = [(s["x"], s["y"]) for s in v.spotted]
+    assert x1 == pytest.approx(table.rear_line_x, abs=0.1) and y1 == 0.0 and y2 == 0.0
+    assert x2 - x1 > table.spec.ball_diameter_mm and x2 - x1 < table.spec.ball_diameter_mm + 2.0
+
+
+def test_spotted_ball_goes_around_a_ball_on_the_rear_spot() -> None:
+    from calibration.table import Table
+
+    table = Table.load()
+    balls = {"C": [-1000, 0], "7": [0, 300], "5": [table.rear_line_x, 0]}
+    v = one(play_rows("russian71", [*SAFE_2B, ("off", "7")], state={"balls": {**balls, "3": [300, -300]}}))
+    (sx, sy) = (v.spotted[0]["x"], v.spotted[0]["y"])
+    assert sy == 0.0 and abs(sx - table.rear_line_x) >= table.spec.ball_diameter_mm

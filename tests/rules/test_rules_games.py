@@ -277,3 +277,28 @@ def test_classic_penalty_strokes_without_warning_do_not_draw() -> None:
     for _ in range(6):
         lb.shot([("cushion", "C", "rear")])
     assert all(v.result is Result.CONTINUE for v in verdicts(lb.rows))
+
+
+def test_dynamic_take_ball_then_penalty_ball_to_shelf() -> None:
+    lb = LogBuilder("dynamic")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot(NO_CHAIN)
+    lb.add("choose", option="take_ball")
+    lb.add("penalty_ball", ball="10")
+    lb.add("choose", option="hand_over")
+    lb.shot(SAFE_2B)
+    j = judge_log(parse_log(lb.rows))
+    assert j.state is not None and j.state.shelves["B"] == ("10",)
+    assert j.verdicts[1].player == "A" and not j.verdicts[1].review.flag
+
+
+def test_combined_removed_ball_goes_to_the_shelf_without_a_point() -> None:
+    steps = [("contact", "C", "7"), ("cushion", "7", "rear"), ("cushion", "7", "front"), ("pot", "C", "front_left")]
+    lb = LogBuilder("combined")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot(steps)
+    lb.add("remove_ball", ball="9")
+    lb.shot(SAFE_2B, positions={"C": (-1500.0, 0.0), "7": (500.0, 0.0), "3": (900.0, 300.0)})
+    j = judge_log(parse_log(lb.rows))
+    assert j.state is not None and j.state.shelves["A"] == ("9",) and j.state.score["A"] == 1
+    assert j.verdicts[1].player == "A" and j.verdicts[1].legal
