@@ -205,7 +205,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     spotted.extend(spotted_more)
     if result is Result.CONTINUE and st2.playoff:
         decisions = [*decisions, Decision(DecisionKind.CUE_BALL_IN_HAND, next_player or player, ("house",), "5.5.7")]
-    readings.extend(st2_readings(st, st2, rs))
+    readings.extend(_state_readings(st, st2, rs, fouls))
     if result is Result.FRAME_WON and fouls and winner == opp and rs.game is Game.RUSSIAN71:
         readings.append(READINGS["russian_penalty_win"])
     streak = _streak(st, facts, bool(fouls), player)
@@ -264,7 +264,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         override=override,
         t=rec.start.t,
     )
-    if result in (Result.FRAME_WON, Result.DRAW) or (False):
+    if result in (Result.FRAME_WON, Result.DRAW):
         st2 = next_frame(st2, table)
     elif result is Result.MATCH_WON:
         st2 = replace(next_frame(st2, table), phase=Phase.MATCH_OVER, winner=winner)
@@ -284,9 +284,10 @@ def _drop_unknown_balls(st: MatchState, facts: ShotFacts, review: list[str]) -> 
         review.append(f"ball {e.ball} reported off the table but it is not on it: ignored")
 
 
-def st2_readings(st: MatchState, st2: MatchState, rs: RuleSet) -> list[str]:
+def _state_readings(st: MatchState, st2: MatchState, rs: RuleSet, fouls: list[Foul]) -> list[str]:
+    """Readings that come from the state rather than the shot: 70-70, the general rules in Classic 71."""
     out = []
-    if rs.game is Game.CLASSIC71:
+    if rs.game is Game.CLASSIC71 and any(f.clause.startswith("1.") for f in fouls):
         out.append(READINGS["classic_general"])
     if st2.playoff and not st.playoff:
         out.append(READINGS["russian_7070"])
