@@ -30,6 +30,9 @@ def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], 
         if e.confidence < cfg.review_confidence:
             reasons.append(f"{e.type} {'-'.join(e.agents)} at t={e.t:.3f} s has confidence {e.confidence:.2f}")
             events.append(event_ref(e))
+        elif e.extra.get("review"):  # the vision layer itself asks for a look (e.g. a contact near its margin)
+            reasons.append(f"{e.type} {'-'.join(e.agents)} at t={e.t:.3f} s is marked for review by vision")
+            events.append(event_ref(e))
     for fi in facts.chain.frozen_review:
         gap = "declared, not measured" if fi.gap_mm != fi.gap_mm else f"gap {fi.gap_mm:.2f} mm"
         reasons.append(f"ball {fi.ball} frozen to the {fi.cushion} cushion? {gap}, tolerance "

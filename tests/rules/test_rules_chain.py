@@ -132,3 +132,11 @@ def test_low_confidence_event_outside_the_chain_is_not_reviewed() -> None:
              ("cushion", "C", "front", 0.2)]
     v = judge_one(play_rows("russian71", steps))
     assert v.legal and not v.review.flag
+
+
+def test_event_marked_for_review_by_vision_is_reviewed() -> None:
+    rows = play_rows("russian71", [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear")])
+    contact = next(r for r in rows if r["type"] == "ball_contact")
+    contact["review"] = True
+    v = judge_one(rows)
+    assert v.legal and v.review.flag and v.review.events[0]["type"] == "ball_contact"
