@@ -18,7 +18,7 @@ from calibration.table import Table
 from rules.events import BALL_IDS, Direction, Event, EventType, Line
 from vision.types import BallState
 
-_SUB = 64  # substeps per frame
+_SUB = 16  # substeps per frame (about 1 ms at 60 fps: a fast ball moves a few mm per substep)
 
 
 @dataclass
@@ -90,6 +90,8 @@ class Sim:
         drops = sorted(self.drops)
         moving_any = False
         shot_open = False
+        ended_at: float | None = None
+        last = n_frames
         for f in range(n_frames):
             t_f = f / self.fps
             out_pos[f] = np.where(self.gone[:, None], np.nan, self.pos)
@@ -98,6 +100,9 @@ class Sim:
                 self.gone, BallState.POTTED, np.where(speed > 0, BallState.MOVING, BallState.STATIONARY)
             )
             if f == n_frames - 1:
+                break
+            if ended_at is not None and not strokes and not drops and t_f > ended_at + 0.8:
+                last = f + 1
                 break
             for k in range(_SUB):
                 t0 = t_f + k * h
@@ -126,13 +131,17 @@ class Sim:
                     continue
                 events.extend(self._step(t0, h, r, ca, cb, cnames, jaw_of))
                 moving_any = bool((np.hypot(*self.vel.T) > 0).any())
-                if not moving_any and shot_open:
+                if moving_any:
+                    ended_at = None
+                elif shot_open:
                     shot_open = False
                     events.append(self._end_event(t0 + h))
+                    ended_at = t0 + h
         events.sort(key=lambda e: e.t)
         for e_i, e in enumerate(events):
             events[e_i] = Event.from_dict({**e.to_dict(), "frame": int(np.ceil(e.t * self.fps - 1e-9))})
-        return SimResult(self.fps, self.ids, np.arange(n_frames) / self.fps, out_pos, out_state, events)
+        t = np.arange(last) / self.fps
+        return SimResult(self.fps, self.ids, t, out_pos[:last], out_state[:last], events)
 
     # --- one substep ---------------------------------------------------------------------------
     def _step(

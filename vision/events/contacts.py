@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.events.fit import first_time_within
+from vision.events.fit import first_time_within, fit_line
 from vision.events.history import History
 from vision.events.kink import Pieces, RestLookup, best_split
 from vision.events.settings import EventSettings
@@ -47,8 +47,8 @@ def pair_candidates(hist: History, rest: RestLookup, m: int, radius: float, s: E
     t_m = hist.time(m)
     out = []
     for a, b in zip(*np.nonzero(np.triu(hit, 1)), strict=True):
-        if rest.anchor_at(int(a), t_m) is not None and rest.anchor_at(int(b), t_m) is not None:
-            continue  # two balls at rest: noise, not a collision
+        if not (rest.moving_at(int(a), t_m) or rest.moving_at(int(b), t_m)):
+            continue  # neither ball known to be moving: noise in a cluster, not a collision
         out.append((int(a), int(b)))
     return out
 
@@ -66,12 +66,19 @@ def verify_contact(
     fps: float,
 ) -> Contact | None:
     """Test a candidate contact of balls a and b around counter m (pre-fit from n_lo, post-fit to n_hi)."""
+    still = [x for x in (a, b) if rest.anchor_at(x, hist.time(m - 2)) is not None]
+    if still:
+        # a resting ball set moving (b first: the caller names the starting ball b)
+        x = b if b in still else a
+        got = _from_rest(hist, rest, s, x, a if x == b else b, m, n_lo, n_hi, radius, fps)
+        if got is not None or len(still) == 2:
+            return got
     found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi)
     if found is None:
         return None
     j, (pa, pb) = found
     dt = 1.0 / fps
-    t_lo, t_hi = hist.time(j) - dt, hist.time(j) + 2 * dt
+    t_lo, t_hi = hist.time(min(j, m)) - dt, hist.time(max(j, m)) + 2 * dt
 
     def dist(ts: np.ndarray) -> np.ndarray:
         return np.linalg.norm(pb.pre.at(ts) - pa.pre.at(ts), axis=-1)
@@ -99,6 +106,8 @@ def verify_contact(
     if min(z_a, z_b) < -s.kink_z:
         return None  # a strong change against the impulse: something else (a cushion) made this kink
     z, impulse = (z_a, j_a) if z_a >= z_b else (z_b, j_b)
+    if z < s.kink_z:
+        margin = _straight_margin(hist, s, a, b, n_lo, n_hi, t_lo, t_hi, radius, margin)
     conf, review = kink_confidence(z, impulse, margin, s)
     if conf <= 0.0:
         return None
@@ -123,3 +132,90 @@ def kink_confidence(z: float, impulse: float, margin: float, s: EventSettings) -
     if abs(margin) <= s.review_band_mm:
         return 0.2, True
     return 0.0, False
+
+
+def _from_rest(
+    hist: History,
+    rest: RestLookup,
+    s: EventSettings,
+    x: int,
+    other: int,
+    m: int,
+    n_lo: int,
+    n_hi: int,
+    radius: float,
+    fps: float,
+) -> Contact | None:
+    """A ball at rest set moving by a moving one: the resting ball's start alone dates and proves it.
+
+    Its start time is the contact time and it leaves along the line of centres, so only the striker's
+    position at that time is needed (from its samples); the striker's own track may hold another kink
+    (a cushion just before) without spoiling the test.
+    """
+    found = best_split(hist, rest, s, (x,), range(m - 2, m + 2), n_lo, n_hi)
+    if found is None:
+        return None
+    _, (px,) = found
+    if not px.at_rest_before:
+        return None
+    v = px.post.v
+    speed = float(np.hypot(*v))
+    z = speed / max(px.post.sigma_v, 1e-9)
+    if speed <= 1e-6:
+        return None
+    anchor = px.pre.p0
+    t_c = px.post.t0 + float(np.dot(anchor - px.post.p0, v)) / (speed * speed)
+    t_o, xy_o = hist.track(other, n_lo, n_hi)
+    if len(t_o) < 2:
+        return None
+    p_o = np.array([np.interp(t_c, t_o, xy_o[:, 0]), np.interp(t_c, t_o, xy_o[:, 1])])
+    rel = anchor - p_o
+    dist = float(np.hypot(*rel))
+    u = rel / max(dist, 1e-9)
+    step = float(np.max(np.hypot(*np.diff(xy_o, axis=0).T))) if len(t_o) > 1 else 0.0
+    if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < np.cos(np.radians(40.0)) * speed:
+        return None
+    margin = dist - 2 * radius
+    conf, review = kink_confidence(z, speed, margin if abs(margin) > s.review_band_mm else -1.0, s)
+    if conf <= 0.0:
+        return None
+    a, b = (other, x)
+    po = fixed_pieces(hist, s, other, t_o, xy_o, t_c)
+    idc = float(min(hist.id_conf[m % hist.size, a], hist.id_conf[m % hist.size, b]))
+    return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px))
+
+
+def fixed_pieces(hist: History, s: EventSettings, ball: int, t: np.ndarray, xy: np.ndarray, t_c: float) -> Pieces:
+    """Straight pieces of a striker's samples before and after t_c (for its pre-contact speed)."""
+    before, after = t <= t_c, t > t_c
+    pre = fit_line(t[before], xy[before], s.noise_moving_mm) if before.sum() >= 2 else None
+    post = fit_line(t[after], xy[after], s.noise_moving_mm) if after.sum() >= 2 else None
+    whole = fit_line(t, xy, s.noise_moving_mm)
+    assert whole is not None
+    return Pieces(pre or whole, post or whole, 0.0, False)
+
+
+def _straight_margin(
+    hist: History,
+    s: EventSettings,
+    a: int,
+    b: int,
+    n_lo: int,
+    n_hi: int,
+    t_lo: float,
+    t_hi: float,
+    radius: float,
+    margin: float,
+) -> float:
+    """Closest approach minus 2R of single lines through each whole window: with no kink (a near miss)
+    the tracks are straight, and the longer fit pins the margin down better than the split pieces."""
+    fits = []
+    for x in (a, b):
+        t, xy = hist.track(x, n_lo, n_hi)
+        f = fit_line(t, xy, s.noise_moving_mm)
+        if f is None:
+            return margin
+        fits.append(f)
+    ts = np.linspace(t_lo, t_hi, 201)
+    d = np.linalg.norm(fits[1].at(ts) - fits[0].at(ts), axis=-1)
+    return float(d.min()) - 2 * radius

@@ -74,7 +74,7 @@ def touch_candidates(
     step = np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0
     hit = ok & (d[1] <= radius + s.contact_gate_mm + step) & (d[1] <= d[0]) & (d[1] < d[2])
     t_m = hist.time(m)
-    return [int(b) for b in np.nonzero(hit)[0] if rest.anchor_at(int(b), t_m) is None]
+    return [int(b) for b in np.nonzero(hit)[0] if rest.moving_at(int(b), t_m)]
 
 
 def verify_touch(
@@ -96,7 +96,7 @@ def verify_touch(
     if pc.at_rest_before:
         return None  # a ball leaving a cushion from rest: see the frozen-ball rule in the detector
     dt = 1.0 / fps
-    t_lo, t_hi = hist.time(j) - dt, hist.time(j) + 2 * dt
+    t_lo, t_hi = hist.time(min(j, m)) - dt, hist.time(max(j, m)) + 2 * dt
 
     def dist(ts: np.ndarray) -> np.ndarray:
         return bound.distance(pc.pre.at(ts))

@@ -61,6 +61,7 @@ class EventDetector:
         self.last_touch: dict[tuple[int, str], float] = {}
         self.last_hit = np.full(len(ids), -np.inf)  # last contact or start time per ball (causes)
         self.last_seen = np.full(len(ids), -np.inf)
+        self.started = np.full(len(ids), -np.inf)  # last start from rest per ball
         self.last_stop = -np.inf
         self.now = 0.0
 
@@ -76,6 +77,7 @@ class EventDetector:
             if self.phase is ShotPhase.RUNNING:
                 self.last_stop = max(self.last_stop, st.t)
         for o in onsets:
+            self.started[o.ball] = o.t
             self.pots.on_start(o.ball)
             self.onsets.append((o, n + self.D))
         self._gone(self.pots.update(self.hist, n, self._moving(), self.phase is ShotPhase.RUNNING))
@@ -112,7 +114,7 @@ class EventDetector:
             tc = verify_touch(h, self.motion, self.bound, s, ball, m, n_lo, n_hi, self.R, self.fps)
             if tc is not None:
                 self._touch(tc)
-        moving = np.array([self.motion.anchor_at(b, h.time(m)) is None for b in range(len(self.ids))])
+        moving = np.array([self.motion.moving_at(b, h.time(m)) for b in range(len(self.ids))])
         moving &= h.valid[m % h.size]
         self.lines_out(self.lines.update(h, m, moving))
 
@@ -223,7 +225,6 @@ class EventDetector:
         waiting = [(o, due) for o, due in self.onsets if not (final or due <= n)]
         # an onset touching a waiting one waits with it, so that a group is judged together
         held = [o for o in ready if any(self._together(o, w) for w, _ in waiting)]
-        self.onsets = waiting + [(o, n) for o in held]
         ready = sorted((o for o in ready if o not in held), key=lambda o: o.t)
         done: set[int] = set()
         for o in ready:
@@ -231,7 +232,9 @@ class EventDetector:
                 continue
             group = [g for g in ready if id(g) not in done and self._together(o, g)]
             done.update(id(g) for g in group)
-            self._judge_group(group)
+            if not self._judge_group(group, n, final):
+                held.extend(group)
+        self.onsets = waiting + [(o, n + 1) for o in held]
 
     def _together(self, a: Onset, b: Onset) -> bool:
         if a is b:
@@ -239,18 +242,53 @@ class EventDetector:
         close = self.table.ball_gap(a.anchor, b.anchor) <= self.s.cause_gap_mm
         return close and abs(a.t - b.t) <= self.s.cause_window_s
 
-    def _judge_group(self, group: list[Onset]) -> None:
-        uncaused = [o for o in group if not self._caused(o, group)]
-        if not uncaused:
-            return
-        if len(uncaused) < len(group):
-            return  # an outside cause set the group moving; its contacts were found by _caused
+    def _judge_group(self, group: list[Onset], n: int, final: bool) -> bool:
+        """Judge balls that started together; False to wait a little longer for a cause to show."""
+        caused = [self._caused(o, group) for o in group]
+        if all(caused):
+            return True
+        if any(caused) or any(self._cluster_hit(o) for o in group):
+            # set moving through touching balls: report the contacts the starts themselves prove
+            for o in group:
+                self._contacts_in_cluster(o)
+            return True
+        first = min(o.n_first for o in group)
+        if self.phase is ShotPhase.RUNNING and not final and n < first + 2 * self.D:
+            return False  # a start during a shot: let a slow chain through touching balls show itself
         striker = choose_striker(group)
         self.last_hit[striker.ball] = max(self.last_hit[striker.ball], striker.t)
         for o in group:
             if o is not striker:
                 self._contact_from_start(striker.ball, o)
         self._uncaused_start(striker, group)
+        return True
+
+    def _cluster(self, o: Onset) -> set[int]:
+        """Balls at rest (or starting) joined to the starting ball by a chain of touching balls."""
+        t0 = o.t - 1.0 / self.fps
+        pts = {x: a for x in range(len(self.ids)) if x != o.ball and (a := self.motion.anchor_at(x, t0)) is not None}
+        pts[o.ball] = o.anchor
+        seen, todo = {o.ball}, [o.ball]
+        while todo:
+            x = todo.pop()
+            for y, p in pts.items():
+                if y not in seen and self.table.ball_gap(pts[x], p) <= self.s.cause_gap_mm:
+                    seen.add(y)
+                    todo.append(y)
+        return seen - {o.ball}
+
+    def _cluster_hit(self, o: Onset) -> bool:
+        w = 2 * self.s.cause_window_s
+        return any(abs(self.last_hit[x] - o.t) <= w or abs(self.started[x] - o.t) <= w for x in self._cluster(o))
+
+    def _contacts_in_cluster(self, o: Onset) -> None:
+        w = 2 * self.s.cause_window_s
+        for x in self._cluster(o):
+            touching = (
+                self.table.ball_gap(o.anchor, self.hist.xy[(o.n_first - 1) % self.hist.size, x]) <= self.s.cause_gap_mm
+            )
+            if touching and (abs(self.last_hit[x] - o.t) <= w or abs(self.started[x] - o.t) <= w):
+                self._contact_from_start(x, o)
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving or just-hit ball
@@ -365,7 +403,7 @@ class EventDetector:
                 EventType.SHOT_END,
                 max(self.last_stop, 0.0),
                 0,
-                1.0 if "truncated" not in extra else 0.5,
+                1.0 if "truncated" not in extra else 0.4,
                 positions=positions,
                 extra=extra,
             )
@@ -374,6 +412,8 @@ class EventDetector:
 
     # --- output -----------------------------------------------------------------------------------
     def _emit(self, ev: Event) -> None:
+        if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:
+            self.last_stop = max(self.last_stop, ev.t)
         self.out.append(replace(ev, frame=self._frame_of(ev.t)))
 
     def _frame_of(self, t: float) -> int:

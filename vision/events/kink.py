@@ -20,6 +20,8 @@ from vision.events.settings import EventSettings
 class RestLookup(Protocol):
     def anchor_at(self, b: int, t: float) -> np.ndarray | None: ...
 
+    def moving_at(self, b: int, t: float) -> bool: ...
+
 
 @dataclass(frozen=True)
 class Pieces:

@@ -25,6 +25,7 @@ class Motion(StrEnum):
     REST = "rest"
     MOVING = "moving"
     GONE = "gone"  # potted or off the table
+    UNKNOWN = "unknown"  # not yet seen at rest (start of the stream, back from a pocket)
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Stop:
 
 @dataclass
 class _Ball:
-    status: Motion = Motion.MOVING  # unknown at the start of the stream: it must be seen at rest first
+    status: Motion = Motion.UNKNOWN  # it must be seen at rest first
     anchor: np.ndarray | None = None
     anchor_n: int = 0
     first_off: int | None = None  # counter of the first frame off the anchor
@@ -79,6 +80,13 @@ class MotionTracker:
         st = self.balls[b]
         return st.anchor if st.status is Motion.REST else None
 
+    def moving_at(self, b: int, t: float) -> bool:
+        """Known to be moving at time t: started from rest before t and not at rest at t."""
+        st = self.balls[b]
+        return (st.status is Motion.MOVING and t >= st.moving_since) or (
+            st.status is Motion.REST and self.anchor_at(b, t) is None and bool(st.past) and t >= st.past[-1][1]
+        )
+
     def anchor_at(self, b: int, t: float) -> np.ndarray | None:
         """The rest anchor of the ball if it was at rest at time t, else None."""
         st = self.balls[b]
@@ -103,7 +111,7 @@ class MotionTracker:
                 continue
             p = h.xy[k, b]
             if st.status is Motion.GONE:
-                st.status, st.anchor, st.moving_since = Motion.MOVING, None, h.time(n)
+                st.status, st.anchor, st.moving_since = Motion.UNKNOWN, None, h.time(n)
             if st.status is Motion.REST:
                 onset = self._rest_step(b, st, n, p)
                 if onset is not None:
@@ -162,9 +170,26 @@ class MotionTracker:
         mean = xy.mean(axis=0)
         if float(np.max(np.hypot(*(xy - mean).T))) > self.s.rest_radius_mm:
             return None
+        t_stop = self._stop_time(b, n, float(t[0]), st.moving_since)
         st.status, st.anchor, st.anchor_n, st.rest_since = Motion.REST, mean, len(t), float(t[0])
         st.first_off, st.off_count = None, 0
-        return Stop(b, float(t[0]), mean.copy())
+        return Stop(b, t_stop, mean.copy())
+
+    def _stop_time(self, b: int, n: int, t_window: float, t_moving: float) -> float:
+        """When the ball stopped. Rolling to rest at a constant deceleration, the distance still to go
+        shrinks as the square of the time left, so sqrt(distance to the rest point) falls on a straight
+        line that meets zero at the stop; fitted on the samples clearly away from the rest point."""
+        t, xy = self.hist.track(b, n - 3 * self.rest_frames, n)
+        final = xy[-max(3, self.rest_frames // 3) :].mean(axis=0)  # the mean of the window lags the end
+        r = np.hypot(*(xy - final).T)
+        use = (t >= t_moving) & (r > 3.0 * self.s.noise_rest_mm) & (r < 60.0)
+        if use.sum() < 3:
+            return t_window
+        slope, icpt = np.polyfit(t[use], np.sqrt(r[use]), 1)
+        if slope >= 0:
+            return t_window
+        t_stop = -icpt / slope
+        return float(np.clip(t_stop, t[use][-1], self.hist.time(n)))
 
     def force_rest(self, b: int, p: np.ndarray, t: float) -> None:
         """Seed a ball at rest (the first frame of a stream showing a still table)."""

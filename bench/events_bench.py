@@ -1,0 +1,258 @@
+"""Event benchmark: precision / recall / F1 per event type against ground truth, timing error, first contact.
+
+    python -m bench.events_bench                       # the built-in kinematic set, noisy truth tracks
+    python -m bench.events_bench --cases DIR           # synthetic case folders (truth.json + truth.npz)
+    python -m bench.events_bench --cases DIR --source tracker
+
+A detected event matches a truth event of the same type and key (balls for a contact, ball and cushion
+segment, ball and pocket, ball, line and direction, ...) within 2 frames; matching is greedy by time
+error. Only detected events with confidence >= 0.5 count (lower ones are review flags).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.events_scenarios import kinematic_set
+from bench.events_tracks import NoiseModel, noisy_states
+from calibration.table import Table
+from rules.events import Event, EventType
+from vision.events import detect_events
+from vision.types import BallStates
+
+TARGETS = {"pot": 0.99, "cushion": 0.97, "ball_contact": 0.95, "line_cross": 0.99}
+TOL_FRAMES = 2.0
+MIN_CONF = 0.5
+
+
+@dataclass
+class Case:
+    name: str
+    table: Table
+    fps: float
+    truth: list[Event]
+    states: list[BallStates]
+
+
+def _key(e: Event) -> Any:
+    if e.type is EventType.BALL_CONTACT:
+        return frozenset(e.balls or ())
+    if e.type is EventType.CUSHION:
+        return (e.ball, e.cushion)
+    if e.type is EventType.LINE_CROSS:
+        return (e.ball, str(e.line), str(e.to))
+    if e.type is EventType.POT:
+        return (e.ball, e.pocket)
+    if e.type is EventType.SHOT_END:
+        return None
+    return e.ball
+
+
+def match(
+    truth: list[Event], found: list[Event], fps: float
+) -> tuple[list[tuple[Event, Event]], list[Event], list[Event]]:
+    """Greedy one-to-one matching by time error; returns (pairs, unmatched truth, unmatched found)."""
+    cands = []
+    for i, te in enumerate(truth):
+        for j, fe in enumerate(found):
+            if te.type is fe.type and _key(te) == _key(fe):
+                err = abs(te.t - fe.t) * fps
+                if err <= TOL_FRAMES:
+                    cands.append((err, i, j))
+    used_t: set[int] = set()
+    used_f: set[int] = set()
+    pairs = []
+    for _, i, j in sorted(cands):
+        if i in used_t or j in used_f:
+            continue
+        used_t.add(i)
+        used_f.add(j)
+        pairs.append((truth[i], found[j]))
+    return (
+        pairs,
+        [e for i, e in enumerate(truth) if i not in used_t],
+        [e for j, e in enumerate(found) if j not in used_f],
+    )
+
+
+def _first_contacts(events: list[Event]) -> list[frozenset[str] | None]:
+    """The first ball contact of each shot (None for a shot without one)."""
+    out: list[frozenset[str] | None] = []
+    open_shot = False
+    for e in events:
+        if e.type is EventType.SHOT_START and not e.extra.get("early"):
+            out.append(None)
+            open_shot = True
+        elif e.type is EventType.BALL_CONTACT and open_shot and out and out[-1] is None:
+            out[-1] = frozenset(e.balls or ())
+        elif e.type is EventType.SHOT_END:
+            open_shot = False
+    return out
+
+
+def kinematic_cases(n_per_kind: int, seed: int, fps: float, noise: NoiseModel) -> Iterator[Case]:
+    table = Table.load()
+    for k, (name, res) in enumerate(kinematic_set(table, fps, n_per_kind, seed)):
+        nm = NoiseModel(noise.sigma_rest_mm, noise.sigma_moving_mm, noise.p_miss, noise.seed + k)
+        yield Case(name, table, fps, res.events, noisy_states(res.t, res.pos, res.state, res.ids, nm))
+
+
+def folder_cases(root: Path, source: str, noise: NoiseModel) -> Iterator[Case]:
+    from synthetic.truth import GroundTruth
+
+    folders = sorted(p.parent for p in root.rglob("truth.json"))
+    if not folders:
+        raise ValueError(f"no case folders (truth.json) below {root}")
+    for k, folder in enumerate(folders):
+        gt = GroundTruth.load(folder)
+        table = Table(gt.table)
+        if source == "truth-noisy":
+            t = np.arange(gt.n_frames) / gt.fps
+            nm = NoiseModel(noise.sigma_rest_mm, noise.sigma_moving_mm, noise.p_miss, noise.seed + k)
+            states = noisy_states(t, gt.pos_mm, gt.state, gt.ids, nm, visible=gt.visible)
+        else:
+            states = _tracker_states(folder, gt, table)
+        yield Case(folder.name, table, gt.fps, gt.events, states)
+
+
+def _tracker_states(folder: Path, gt: Any, table: Table) -> list[BallStates]:
+    """BallStates from the real tracker on the case video (vision.track); an error names what is missing."""
+    try:
+        from vision import track  # type: ignore[attr-defined]
+    except ImportError as exc:
+        raise RuntimeError("source 'tracker' needs vision.track (the tracker), which is not installed yet") from exc
+    runner = getattr(track, "track_video", None)
+    if runner is None:
+        raise RuntimeError("vision.track has no track_video(video, table, camera) -> list[BallStates]")
+    return list(runner(folder / "video.mp4", table, gt.camera))
+
+
+def run(
+    cases_dir: str | Path | None = None,
+    source: str = "truth-noisy",
+    *,
+    n_per_kind: int = 12,
+    seed: int = 0,
+    fps: float = 60.0,
+    noise: NoiseModel | None = None,
+    verbose: bool = True,
+) -> dict[str, Any]:
+    """Run the benchmark; print and return the figures."""
+    if source not in ("truth-noisy", "tracker"):
+        raise ValueError(f"source must be 'truth-noisy' or 'tracker', got {source!r}")
+    nm = noise if noise is not None else NoiseModel()
+    if cases_dir is None or str(cases_dir) == "kinematic":
+        if source != "truth-noisy":
+            raise ValueError("the kinematic set has no video: use source='truth-noisy' or give --cases")
+        cases: Iterator[Case] = kinematic_cases(n_per_kind, seed, fps, nm)
+        label = f"kinematic set ({n_per_kind} per kind, seed {seed})"
+    else:
+        cases = folder_cases(Path(cases_dir), source, nm)
+        label = str(cases_dir)
+    counts: dict[str, dict[str, int]] = {str(t): {"tp": 0, "fp": 0, "fn": 0} for t in EventType}
+    errors: dict[str, list[float]] = {str(t): [] for t in EventType}
+    first_ok = first_n = n_cases = 0
+    misses: list[str] = []
+    t_start = time.time()
+    for case in cases:
+        n_cases += 1
+        found = [e for e in detect_events(case.table, case.fps, case.states) if e.confidence >= MIN_CONF]
+        pairs, fn, fp = match(case.truth, found, case.fps)
+        for te, fe in pairs:
+            counts[str(te.type)]["tp"] += 1
+            errors[str(te.type)].append(abs(te.t - fe.t) * case.fps)
+        for e in fn:
+            counts[str(e.type)]["fn"] += 1
+            misses.append(f"{case.name}: missed {e.to_json()[:140]}")
+        for e in fp:
+            counts[str(e.type)]["fp"] += 1
+            misses.append(f"{case.name}: extra  {e.to_json()[:140]}")
+        tf, ff = _first_contacts(case.truth), _first_contacts(found)
+        for i, want in enumerate(tf):
+            first_n += 1
+            got = ff[i] if i < len(ff) else None
+            first_ok += int(got == want)
+            if got != want:
+                misses.append(f"{case.name}: first contact {sorted(want or [])} detected {sorted(got or [])}")
+    per_type: dict[str, dict[str, float]] = {}
+    for name, c in counts.items():
+        if c["tp"] + c["fp"] + c["fn"] == 0:
+            continue
+        p = c["tp"] / max(c["tp"] + c["fp"], 1)
+        r = c["tp"] / max(c["tp"] + c["fn"], 1)
+        f1 = 2 * p * r / max(p + r, 1e-12)
+        med = float(np.median(errors[name])) if errors[name] else float("nan")
+        per_type[name] = {**c, "precision": p, "recall": r, "f1": f1, "median_dt_frames": med}
+    all_err = [x for name, v in errors.items() if name != "shot_end" for x in v]
+    result: dict[str, Any] = {
+        "cases": label,
+        "source": source,
+        "n_cases": n_cases,
+        "per_type": per_type,
+        "median_timing_error_frames": float(np.median(all_err)) if all_err else float("nan"),
+        "first_contact_right": first_ok / max(first_n, 1),
+        "n_shots": first_n,
+        "seconds": round(time.time() - t_start, 1),
+        "mismatches": misses,
+    }
+    result["targets"] = _targets(result)
+    if verbose:
+        _print(result, misses)
+    return result
+
+
+def _targets(res: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for name, goal in TARGETS.items():
+        f1 = res["per_type"].get(name, {}).get("f1", float("nan"))
+        out[f"{name}_f1"] = {"value": f1, "target": goal, "ok": bool(f1 >= goal)}
+    fc = res["first_contact_right"]
+    out["first_contact"] = {"value": fc, "target": 0.99, "ok": bool(fc >= 0.99)}
+    med = res["median_timing_error_frames"]
+    out["median_timing_frames"] = {"value": med, "target": 1.0, "ok": bool(med <= 1.0)}
+    return out
+
+
+def _print(res: dict[str, Any], misses: list[str]) -> None:
+    print(f"events bench: {res['cases']}, source {res['source']}, {res['n_cases']} cases, {res['seconds']} s")
+    print(f"{'type':<15}{'tp':>6}{'fp':>6}{'fn':>6}{'prec':>8}{'recall':>8}{'F1':>8}{'med dt(fr)':>12}")
+    for name, v in res["per_type"].items():
+        print(
+            f"{name:<15}{v['tp']:>6}{v['fp']:>6}{v['fn']:>6}{v['precision']:>8.3f}{v['recall']:>8.3f}"
+            f"{v['f1']:>8.3f}{v['median_dt_frames']:>12.2f}"
+        )
+    print(f"median timing error (all but shot_end): {res['median_timing_error_frames']:.2f} frames")
+    print(f"first contact right: {res['first_contact_right']:.3f} of {res['n_shots']} shots")
+    for name, v in res["targets"].items():
+        print(f"  target {name:<22} {v['value']:.3f} (>= / <= {v['target']}) {'OK' if v['ok'] else 'MISSED'}")
+    if misses:
+        print(f"first of {len(misses)} mismatches:")
+        for line in misses[:40]:
+            print("  " + line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Event detector benchmark")
+    ap.add_argument("--cases", default=None, help="folder of synthetic cases; default: the built-in kinematic set")
+    ap.add_argument("--source", default="truth-noisy", choices=("truth-noisy", "tracker"))
+    ap.add_argument("--n", type=int, default=12, help="kinematic set: shots per kind")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true", help="print the result dict as JSON at the end")
+    args = ap.parse_args(argv)
+    res = run(args.cases, args.source, n_per_kind=args.n, seed=args.seed)
+    if args.json:
+        print(json.dumps(res, indent=1, default=float))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
