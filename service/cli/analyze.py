@@ -78,19 +78,22 @@ class _Progress:
 
             self.bar = tqdm(total=total or None, unit="frame", dynamic_ncols=True)
         self.done = 0
+        self.t = 0.0
 
     def __call__(self, done: int, total: int, t: float) -> None:
         if self.bar is not None:
             self.bar.update(done - self.done)
         else:
             now = time.monotonic()
-            if now - self.last >= 5.0:
-                rate = done / max(now - self.t0, 1e-9)
-                of = f"/{total}" if total else ""
-                print(f"progress: frame {done}{of} ({t:.1f} s of video), {rate:.1f} frames/s", file=sys.stderr,
-                      flush=True)
-                self.last = now
-        self.done = done
+            if self.done == 0 or now - self.last >= 5.0:
+                self._line(done, total, t, now)
+        self.done, self.total, self.t = done, total, t
+
+    def _line(self, done: int, total: int, t: float, now: float) -> None:
+        rate = done / max(now - self.t0, 1e-9)
+        of = f"/{total}" if total else ""
+        print(f"progress: frame {done}{of} ({t:.1f} s of video), {rate:.1f} frames/s", file=sys.stderr, flush=True)
+        self.last = now
 
     def write(self, text: str) -> None:
         if self.bar is not None:
@@ -101,6 +104,9 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
+        elif self.done and self.last < time.monotonic() - 0.5:
+            self._line(self.done, self.total, self.t, time.monotonic())
 
 
 def run(args: argparse.Namespace) -> int:

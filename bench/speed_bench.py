@@ -1,0 +1,129 @@
+"""Whole-pipeline speed on one core at 1920x1080 60 fps, next to the bare decode rate.
+
+    python -m bench.speed_bench                 # renders (once, cached) a 1080p60 synthetic break
+    python -m bench.speed_bench --video FILE    # any video
+
+The process pins itself to one CPU and caps OpenCV, FFmpeg and BLAS threads at one. Figures: bare decode
+(PyAV, planar YUV, no colour conversion), the analysis (decode + detection + tracking + events + rules,
+what `analyze --no-video` runs) and the analysis with annotated.mp4 encoding. The one-off automatic
+calibration on the first frame is timed apart. Target: the analysis at >= 2x real time (120 fps at 60 fps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import cv2  # noqa: E402
+
+DEFAULT_DIR = Path("out/bench-cases/speed")
+TARGET_X = 2.0
+
+
+def pin_one_core() -> int:
+    cv2.setNumThreads(1)
+    if hasattr(os, "sched_setaffinity"):
+        cpu = sorted(os.sched_getaffinity(0))[-1]
+        os.sched_setaffinity(0, {cpu})
+        return cpu
+    return -1
+
+
+def default_video(scenario: str = "break", seed: int = 0) -> Path:
+    """A cached 1920x1080 60 fps synthetic case (rendered on first use)."""
+    case = DEFAULT_DIR / f"{scenario}-{seed}-1920x1080-60"
+    if not (case / "video.mp4").exists():
+        from synthetic.make import make_case
+
+        print(f"rendering {case} (once) ...", flush=True)
+        make_case(scenario, seed, case, fps=60.0, size=(1920, 1080))
+    return case / "video.mp4"
+
+
+def decode_fps(video: Path, max_frames: int) -> tuple[float, int]:
+    from service.pipeline.video import ReadStatus, read_frames
+
+    status = ReadStatus()
+    n, t0 = 0, time.perf_counter()
+    for _ in read_frames(video, status, threads=1, i420=True):
+        n += 1
+        if n >= max_frames:
+            break
+    return n / max(time.perf_counter() - t0, 1e-9), n
+
+
+def pipeline_fps(video: Path, max_frames: int, annotate: bool, out: Path) -> dict[str, float]:
+    """Frames per second of the analysis after its first frame (which carries the calibration)."""
+    from service.pipeline.run import AnalyzeConfig, Hooks, analyze
+
+    marks: list[float] = []
+
+    def progress(done: int, total: int, t: float) -> None:
+        marks.append(time.perf_counter())
+
+    calibration = video.parent / "truth.json" if os.environ.get("PYRAMID_SPEED_TRUTH_CAMERA") else None
+    cfg = AnalyzeConfig(video=video, out=out, annotate=annotate, threads=1, max_frames=max_frames,
+                        calibration=calibration)
+    t0 = time.perf_counter()
+    analyze(cfg, Hooks(on_progress=progress))
+    total = time.perf_counter() - t0
+    if len(marks) < 2:
+        return {"fps": 0.0, "first_frame_s": total, "frames": float(len(marks))}
+    steady = (len(marks) - 1) / (marks[-1] - marks[0])
+    return {"fps": steady, "first_frame_s": marks[0] - t0, "frames": float(len(marks)),
+            "finish_s": t0 + total - marks[-1]}
+
+
+def run(video: Path | None = None, max_frames: int = 600, verbose: bool = True) -> dict[str, Any]:
+    cpu = pin_one_core()
+    video = video or default_video()
+    from service.pipeline.video import probe
+
+    meta = probe(video)
+    dec, n_dec = decode_fps(video, max_frames)
+    out_root = Path("out/bench-speed")
+    ana = pipeline_fps(video, max_frames, False, out_root / "analysis")
+    ann = pipeline_fps(video, max_frames, True, out_root / "annotated")
+    res = {
+        "video": str(video),
+        "size": f"{meta.width}x{meta.height}",
+        "video_fps": meta.fps,
+        "cpu": cpu,
+        "frames": int(ana["frames"]),
+        "decode_fps": dec,
+        "pipeline_fps": ana["fps"],
+        "pipeline_x_realtime": ana["fps"] / meta.fps if meta.fps else 0.0,
+        "annotated_fps": ann["fps"],
+        "annotated_x_realtime": ann["fps"] / meta.fps if meta.fps else 0.0,
+        "first_frame_s": ana["first_frame_s"],
+        "target_x_realtime": TARGET_X,
+    }
+    if verbose:
+        print(f"speed bench: {video} ({res['size']} at {meta.fps:.0f} fps), one core (cpu {cpu}), "
+              f"{res['frames']} frames")
+        print(f"  bare decode (PyAV, YUV planes)     {dec:8.1f} fps  ({n_dec} frames)")
+        print(f"  analysis (analyze --no-video)      {ana['fps']:8.1f} fps  = "
+              f"{res['pipeline_x_realtime']:.2f}x real time  (target >= {TARGET_X:.0f}x)")
+        print(f"  analysis + annotated.mp4           {ann['fps']:8.1f} fps  = "
+              f"{res['annotated_x_realtime']:.2f}x real time")
+        print(f"  first frame (automatic calibration) {ana['first_frame_s']:7.2f} s, once per video")
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--video", type=Path, default=None)
+    p.add_argument("--max-frames", type=int, default=600)
+    a = p.parse_args(argv)
+    run(a.video, a.max_frames)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

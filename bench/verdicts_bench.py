@@ -1,0 +1,112 @@
+"""Verdict agreement: shots the whole pipeline judges as the ground truth's own events would be judged.
+
+    python -m bench.verdicts_bench                  # renders (once, cached) one case per scenario
+    python -m bench.verdicts_bench --cases DIR      # every case folder below DIR (truth.json + video.mp4)
+
+For each case the real pipeline runs on the video (automatic calibration, detection, tracking, events),
+then the same rules engine judges (a) the pipeline's events and (b) the truth events, each with the case's
+referee inputs and opened the same way (break or position from the first shot's positions). A shot agrees
+when both give the same legal/foul outcome, the same foul clauses and the same points. Target: >= 98 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DIR = Path("out/bench-cases/verdicts")
+TARGET = 0.98
+
+
+def default_cases(size: tuple[int, int], fps: float, seed: int) -> Path:
+    """One case per registered scenario, rendered once into out/bench-cases/verdicts/<size>/."""
+    from synthetic.make import make_case
+    from synthetic.scenarios import SCENARIOS
+
+    root = DEFAULT_DIR / f"{size[0]}x{size[1]}-{fps:g}-seed{seed}"
+    for name in sorted(SCENARIOS):
+        case = root / name
+        if not (case / "video.mp4").exists():
+            print(f"rendering {case} (once) ...", flush=True)
+            make_case(name, seed, case, fps=fps, size=size)
+    return root
+
+
+def run_case(case: Path, out: Path) -> dict[str, Any]:
+    from calibration.table import Table, TableSpec
+    from rules.events import read_jsonl
+    from service.pipeline.compare import compare_verdicts, match_events, truth_inputs
+    from service.pipeline.run import AnalyzeConfig, analyze
+
+    truth, inputs = truth_inputs(case)
+    meta = json.loads((case / "truth.json").read_text())
+    table = Table(TableSpec(**meta["table"]))
+    game = next((str(d["game"]) for d in inputs if d.get("type") == "match" and d.get("game")), "russian71")
+    t0 = time.perf_counter()
+    res = analyze(AnalyzeConfig(video=case / "video.mp4", out=out, table=table.spec.name, game=game, inputs=inputs,
+                                annotate=False))
+    elapsed = time.perf_counter() - t0
+    with (out / "events.jsonl").open() as f:
+        found = list(read_jsonl(f))
+    n, agree, diffs = compare_verdicts(inputs, truth, found, game, table)
+    ev = match_events(truth, found)
+    return {"case": case.name, "shots": n, "agree": agree, "diffs": diffs, "events": ev,
+            "frames": res.frames, "seconds": elapsed, "error": res.read.error}
+
+
+def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps: float = 60.0, seed: int = 0,
+        verbose: bool = True) -> dict[str, Any]:
+    from synthetic.truth import find_cases
+
+    root = Path(cases_dir) if cases_dir is not None else default_cases(size, fps, seed)
+    cases = find_cases(root)
+    if not cases:
+        raise ValueError(f"no case folders (truth.json + video.mp4) below {root}")
+    rows = []
+    totals: Counter[str] = Counter()
+    events: dict[str, Counter[str]] = {}
+    for case in cases:
+        r = run_case(case, Path("out/bench-verdicts") / case.name)
+        rows.append(r)
+        totals["shots"] += r["shots"]
+        totals["agree"] += r["agree"]
+        for etype, c in r["events"].items():
+            events.setdefault(etype, Counter()).update(c)
+        if verbose:
+            print(f"{r['case']:28s} shots {r['shots']:3d} agree {r['agree']:3d}  frames {r['frames']:5d} "
+                  f"{r['frames'] / max(r['seconds'], 1e-9):6.1f} fps" + (f"  READ ERROR {r['error']}" if r["error"]
+                                                                          else ""), flush=True)
+            for d in r["diffs"]:
+                print(f"    {d}")
+    agreement = totals["agree"] / totals["shots"] if totals["shots"] else 0.0
+    ev_summary = {
+        k: {"recall": c["tp"] / max(c["tp"] + c["fn"], 1), "precision": c["tp"] / max(c["tp"] + c["fp"], 1)}
+        for k, c in events.items()
+    }
+    out = {"cases": len(cases), "shots": totals["shots"], "agree": totals["agree"], "agreement": agreement,
+           "target": TARGET, "events": ev_summary}
+    if verbose:
+        print(f"--- verdict agreement: {totals['agree']}/{totals['shots']} shots = {agreement:.1%} "
+              f"(target >= {TARGET:.0%}) over {len(cases)} cases ---")
+        for k, v in ev_summary.items():
+            print(f"    events {k:13s} recall {v['recall']:.1%}  precision {v['precision']:.1%}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--cases", type=Path, default=None)
+    p.add_argument("--size", default="1920x1080", help="size of rendered default cases, WxH")
+    p.add_argument("--fps", type=float, default=60.0)
+    a = p.parse_args(argv)
+    w, h = (int(x) for x in a.size.lower().split("x"))
+    run(a.cases, (w, h), a.fps)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
