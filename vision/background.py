@@ -86,6 +86,33 @@ class ClothModel:
         s = cv2.addWeighted(up, wts.brighter, down, wts.darker if darker is None else darker, 0.0)
         return cv2.addWeighted(s, 1.0, chroma, wts.chroma, 0.0)
 
+    def ballness(
+        self,
+        rect: np.ndarray,
+        box: tuple[int, int, int, int] | None = None,
+        max_darker: int = 12,
+        min_chroma: int = 20,
+        min_brighter: int = 25,
+    ) -> np.ndarray:
+        """(h, w) uint8 255 where a pixel looks like a lit ball surface: not darker than the cloth by more than
+        max_darker (that is shadow, whose chroma also fades to grey) and either more colourful or brighter.
+
+        Flat over the whole visible disc whatever the shading, so its centroid is the silhouette's centre.
+        `box` (x0, y0, x1, y1) restricts the work to a window of the full rectified image."""
+        if self._bg_u8 is None:
+            raise RuntimeError("ClothModel.ballness called before initialise")
+        bg = self._bg_u8
+        if box is not None:
+            x0, y0, x1, y1 = box
+            rect, bg = rect[y0:y1, x0:x1], bg[y0:y1, x0:x1]
+        y, cr, cb = cv2.split(rect)
+        by, bcr, bcb = cv2.split(bg)
+        _, not_dark = cv2.threshold(cv2.subtract(by, y), max_darker, 255, cv2.THRESH_BINARY_INV)
+        chroma = cv2.add(cv2.absdiff(cr, bcr), cv2.absdiff(cb, bcb))
+        _, colourful = cv2.threshold(chroma, min_chroma - 1, 255, cv2.THRESH_BINARY)
+        _, bright = cv2.threshold(cv2.subtract(y, by), min_brighter - 1, 255, cv2.THRESH_BINARY)
+        return cv2.bitwise_and(not_dark, cv2.bitwise_or(colourful, bright))
+
     def update(self, rect: np.ndarray, freeze_mask: np.ndarray) -> None:
         """Running average towards the frame where freeze_mask == 0 (no ball, no occluder)."""
         if self.bg is None:

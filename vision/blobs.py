@@ -51,13 +51,14 @@ def peel_centres(
 
 
 def mean_shift(
-    weights: np.ndarray, centres: np.ndarray, radius: float, iterations: int = 5
+    weights: np.ndarray, centres: np.ndarray, radius: float, iterations: int = 6
 ) -> tuple[np.ndarray, np.ndarray]:
     """Move each centre to the weighted centroid of `weights` (float32, 0..1) within `radius`; repeat.
 
     Returns the refined centres and each disc's mean weight (its fill, 0..1). With weights clipped below the
     ball's own contrast, the inside of a ball is flat and the limb is lower, so the fixed point is the
-    disc centre and a touching neighbour adds only its dim limb.
+    disc centre and a touching neighbour adds only its dim limb. The window edge is anti-aliased so that
+    the result moves smoothly with sub-pixel shifts.
     """
     h, w = weights.shape
     n = int(np.ceil(radius)) + 1
@@ -65,32 +66,34 @@ def mean_shift(
     fill = np.zeros(len(out))
     yy, xx = np.mgrid[-n : n + 1, -n : n + 1].astype(np.float32)
     for k in range(len(out)):
-        cx, cy = out[k]
+        cx, cy = float(out[k, 0]), float(out[k, 1])
+        win = None
         for _ in range(iterations):
-            ix, iy = round(cx), round(cy)
-            x0, x1, y0, y1 = ix - n, ix + n + 1, iy - n, iy + n + 1
-            if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+            ix, iy = int(cx + 0.5), int(cy + 0.5)
+            x0, y0 = ix - n, iy - n
+            if x0 < 0 or y0 < 0 or ix + n + 1 > w or iy + n + 1 > h:
+                win = None
                 break
-            patch = weights[y0:y1, x0:x1]
+            patch = weights[y0 : iy + n + 1, x0 : ix + n + 1]
             dx, dy = xx + (ix - cx), yy + (iy - cy)
-            inside = (dx * dx + dy * dy) <= radius * radius
-            wts = patch * inside
+            win = np.clip(radius + 0.5 - np.sqrt(dx * dx + dy * dy), 0.0, 1.0)
+            wts = patch * win
             total = float(wts.sum())
             if total <= 1e-6:
                 break
-            ncx = cx + float((wts * dx).sum()) / total
-            ncy = cy + float((wts * dy).sum()) / total
-            done = abs(ncx - cx) + abs(ncy - cy) < 0.02
-            cx, cy = ncx, ncy
-            if done:
+            sx, sy = float((wts * dx).sum()) / total, float((wts * dy).sum()) / total
+            cx, cy = cx + sx, cy + sy
+            if abs(sx) + abs(sy) < 0.02:
                 break
         out[k] = (cx, cy)
-        ix, iy = round(cx), round(cy)
-        x0, y0 = max(ix - n, 0), max(iy - n, 0)
-        patch = weights[y0 : iy + n + 1, x0 : ix + n + 1]
-        py, px = np.mgrid[y0 : y0 + patch.shape[0], x0 : x0 + patch.shape[1]]
-        inside = (px - cx) ** 2 + (py - cy) ** 2 <= (0.9 * radius) ** 2
-        fill[k] = float(patch[inside].mean()) if inside.any() else 0.0
+        if win is not None:
+            ix, iy = int(cx + 0.5), int(cy + 0.5)
+            x0, y0 = ix - n, iy - n
+            if x0 >= 0 and y0 >= 0 and ix + n + 1 <= w and iy + n + 1 <= h:
+                patch = weights[y0 : iy + n + 1, x0 : ix + n + 1]
+                dx, dy = xx + (ix - cx), yy + (iy - cy)
+                inner = (dx * dx + dy * dy) <= (0.9 * radius) ** 2
+                fill[k] = float(patch[inner].mean())
     return out, fill
 
 

@@ -67,12 +67,14 @@ class BallDetector:
         lo, hi = self.config.weight_floor, self.config.score_clip
         weights = np.clip((score.astype(np.float32) - lo) / (hi - lo), 0.0, 1.0)
         hints_px = self.rect.to_px(hints_mm) if hints_mm is not None and len(hints_mm) else np.zeros((0, 2))
-        centres, conf = self._centres(mask, weights, hints_px)
+        centres, conf = self._centres(rect, mask, weights, hints_px)
         self._update_cloth(rect, mask, centres)
         return self._build(frame, rect, centres, conf)
 
     # --- stages --------------------------------------------------------------------------------
-    def _centres(self, mask: np.ndarray, weights: np.ndarray, hints_px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _centres(
+        self, rect: np.ndarray, mask: np.ndarray, weights: np.ndarray, hints_px: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         r = self.r_px
         disc_area = np.pi * r * r
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -104,6 +106,12 @@ class BallDetector:
                 self._mark_occluder(sub, x0, y0)
                 continue
             c, fill = mean_shift(wsub, seeds, r)
+            # re-centre on the lit-surface mask, flat whatever the shading (score weights follow the
+            # lamp's highlight); keep the score result where that mask is empty (a black ball)
+            lit = self.cloth.ballness(rect, (x0, y0, x1, y1)).astype(np.float32) / 255.0
+            c2, fill2 = mean_shift(lit, c, r)
+            use = fill2 >= self.config.min_fill
+            c[use] = c2[use]
             c, fill = _dedupe(c, fill, r)
             ring = ring_support(sub, c, r) if area >= 1.5 * disc_area else np.zeros(len(c))
             keep = (fill >= self.config.min_fill) & (ring <= self.config.max_ring)

@@ -36,6 +36,7 @@ class Rectifier:
     table: Table
     mm_per_px: float = 4.0
     margin_mm: float = 60.0  # beyond the cushion noses: pocket mouths and balls leaving the bed
+    bed_grow_mm: float = 20.0  # the detection mask reaches this far past the noses
 
     def __post_init__(self) -> None:
         if self.mm_per_px <= 0:
@@ -64,7 +65,9 @@ class Rectifier:
     def _bed_mask(self) -> np.ndarray:
         """255 inside the cushion noses and in the pocket mouths, 0 on the rails."""
         mask = np.zeros((self.h, self.w), np.uint8)
-        corners = self.to_px(self.table.bed_corners)
+        # a little past the noses: a frozen ball's blurred edge reaches over the nose line
+        grow = np.sign(self.table.bed_corners) * self.bed_grow_mm
+        corners = self.to_px(self.table.bed_corners + grow)
         cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 255)
         for pk in self.table.pockets.values():
             c = self.to_px(np.asarray([pk.mouth_centre]))[0]

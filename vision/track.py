@@ -254,12 +254,13 @@ class TrackSet:
             tr.kf.x[:2, 0], tr.kf.x[2:, 0] = p, 0.0
             return
         if tr.state == BallState.MOVING and tr.misses <= cfg.lost_frames:
-            pocket = self.table.pocket_at(tr.xy, reach_mm=None) or self.table.pocket_at(p)
-            if pocket is not None or not self.table.on_bed(tr.xy, margin_mm=-self.R):
-                if tr.misses >= cfg.lost_frames:
-                    tr.state = BallState.POTTED if pocket is not None else BallState.OFF_TABLE
-                return  # coast along the prediction for a frame or two
-            return
+            # coast along the prediction; a centre predicted past a cushion nose can only have left the bed
+            pocket = self.table.pocket_at(tr.xy) or self.table.pocket_at(p)
+            gone = pocket is not None or not self.table.on_bed(tr.xy)
+            if gone and tr.misses >= cfg.lost_frames:
+                tr.state = BallState.POTTED if pocket is not None else BallState.OFF_TABLE
+            if gone or tr.misses < cfg.lost_frames:
+                return
         tr.kf.x[:2, 0], tr.kf.x[2:, 0] = p, 0.0
         if tr.misses >= cfg.lost_frames and tr.state != BallState.HIDDEN:
             tr.state = BallState.HIDDEN
