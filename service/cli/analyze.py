@@ -26,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="output folder (default: out/<video name>)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--no-video", action="store_true", help="skip annotated.mp4 (faster)")
-    p.add_argument("--annotate-scale", type=float, default=0.5, help="annotated.mp4 size relative to input")
+    p.add_argument("--annotate-scale", type=float, default=None,
+                   help="annotated.mp4 size relative to the input (default: at most 960 px wide)")
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
 
 

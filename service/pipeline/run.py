@@ -51,7 +51,7 @@ class AnalyzeConfig:
     inputs: list[dict[str, Any]] = field(default_factory=list)  # referee inputs (may hold the match header)
     resume: bool = False
     annotate: bool = True
-    annotate_scale: float = 0.5
+    annotate_scale: float | None = None  # default: at most 960 px wide
     checkpoint_every_s: float = 30.0
     threads: int = 0  # decoder threads; 1 = one core
     i420: bool = True  # hand vision the decoder's YUV planes (no colour conversion unless a picture is drawn)
@@ -275,7 +275,8 @@ def analyze(
     run.note(f"game: {run.game}" + ("" if cfg.game else " (default for a pyramid table; use --game to change)"))
     run.open_outputs(append=start_frame != 0)
     if cfg.annotate:
-        run.annotator = Annotator(cfg.out / "annotated.parts", fps, cfg.annotate_scale,
+        scale = cfg.annotate_scale or min(1.0, 960.0 / max(meta.width, 1))
+        run.annotator = Annotator(cfg.out / "annotated.parts", fps, scale,
                                   part=(prev.annot_part if prev is not None and start_frame > 0 else 0))
         if start_frame >= 0:  # parts after the checkpoint (all of them on a fresh run) are re-made
             for p in run.annotator.parts():
