@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from calibration.table import Table
 from rules.analysis import ShotFacts, analyse_shot
+from rules.corrections import corrected
 from rules.explain import build_review, explanation
 from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
 from rules.frames import DEFAULT_PLAYERS, apply_state_line, initial_state, next_frame, state_from_header
@@ -124,12 +125,12 @@ def _clock(st: MatchState, rec: ShotRecord, player: str) -> tuple[dict[str, obje
     return info, overrun, used
 
 
-def _apply_overrides(rec: ShotRecord, fouls: list[Foul], after: list[Foul]) -> tuple[
-        list[Foul], list[Foul], dict[str, object] | None, bool, bool]:
+def _apply_overrides(rec: ShotRecord, fouls: list[Foul], after: list[Foul], original_fouls: list[Foul],
+                     corrections: list[str]) -> tuple[list[Foul], list[Foul], dict[str, object] | None, bool, bool]:
     """Overrides of this shot, in log order; the original decision is kept for the record."""
     if not rec.overrides:
         return fouls, after, None, False, True
-    original = {"legal": not fouls, "fouls": [f.to_dict() for f in fouls]}
+    original = {"legal": not original_fouls, "fouls": [f.to_dict() for f in original_fouls]}
     replay, as_nominated = False, True
     reasons, lines = [], []
     for ov in rec.overrides:
@@ -148,12 +149,16 @@ def _apply_overrides(rec: ShotRecord, fouls: list[Foul], after: list[Foul]) -> t
         if "as_nominated" in v:
             as_nominated = bool(v["as_nominated"])
     info: dict[str, object] = {"reason": "; ".join(reasons), "lines": lines, "original": original}
+    if corrections:
+        info["corrections"] = corrections
     return fouls, after, info, replay, as_nominated
 
 
 def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings) -> tuple[MatchState, Verdict]:
     """Judge one shot and return the state after it."""
     rs = RULE_SETS[st.game]
+    original_rec = rec
+    rec, corrections = corrected(rec)
     st, prep = settle(st, rec.before, table)
     st = apply_defaults(st, rec.start.positions, prep)
     if st.phase is Phase.MATCH_OVER:
@@ -175,7 +180,14 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     after = [Foul(str(r.get("clause")), str(r.get("reason") or "entered by the referee after the shot"),
                   after_shot=True, source="referee")
              for r in rec.after_fouls if str(r.get("clause")) not in NOT_A_FOUL]
-    fouls, after, override, replay, as_nominated = _apply_overrides(rec, list(rep.fouls), after)
+    original_fouls = list(rep.fouls)
+    if corrections:  # what the uncorrected events would have given, for the record
+        facts0 = analyse_shot(original_rec, state_pos, prep.declared, cfg, table)
+        original_fouls = detect_fouls(facts0, rs, table, is_break=is_break, hand=st.hand,
+                                      require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans),
+                                      referee=referee, clock_overrun=overrun).fouls
+    fouls, after, override, replay, as_nominated = _apply_overrides(rec, list(rep.fouls), after, original_fouls,
+                                                                    corrections)
     readings = list(rep.readings)
     notes = [*prep.notes, *rep.notes]
     if replay:

@@ -202,3 +202,39 @@ def test_cue_ball_from_hand_after_a_foul_state() -> None:
     lb.shot([("cushion", "C", "rear"), ("pot", "C", "rear_left")])
     st = judge_log(parse_log(lb.rows)).state
     assert st is not None and st.hand is Hand.HOUSE and "C" not in st.balls and st.phase is Phase.PLAY
+
+
+def test_override_corrects_an_event() -> None:
+    """A missed cushion added by the referee makes the chain; the original verdict is kept."""
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot(NO_CHAIN)
+    t = lb.rows[-1]["t"] - 0.05
+    lb.add("override", shot=1, reason="vision missed ball 7 on the left_rear cushion",
+           events={"add": [{"type": "cushion", "t": t, "ball": "7", "cushion": "left_rear"}]})
+    v = judge_log(parse_log(lb.rows)).verdicts[0]
+    assert v.legal and v.chain is not None and "1.20(2a)" in v.chain
+    assert v.override is not None and v.override["original"]["legal"] is False and v.override["corrections"]
+
+
+def test_override_removes_an_event_and_names_a_missing_one() -> None:
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot([*SAFE_2B, ("off", "3")])
+    off_t = next(r["t"] for r in lb.rows if r["type"] == "off_table")
+    lb.add("override", shot=1, reason="ball 3 came back by itself (1.24.2)",
+           events={"remove": [{"type": "off_table", "t": off_t, "ball": "3"}]})
+    assert judge_log(parse_log(lb.rows)).verdicts[0].legal
+    bad = LogBuilder("russian71")
+    bad.shot(BREAK_THREE_CUSHIONS)
+    bad.add("override", shot=1, reason="x", events={"remove": [{"type": "pot", "ball": "9"}]})
+    with pytest.raises(ValueError, match="does not have"):
+        judge_log(parse_log(bad.rows))
+
+
+def test_override_corrects_the_struck_ball() -> None:
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot([("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear")], struck="5")
+    lb.add("override", shot=1, reason="vision took the wrong ball for the struck one", start={"ball": "C"})
+    assert judge_log(parse_log(lb.rows)).verdicts[0].legal
