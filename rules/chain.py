@@ -226,6 +226,8 @@ def judge_chain(
                     for fi in frozen.get(target, []):
                         if fi.declared:
                             toks.add(hitter, Token(TokenKind.CUSHION, target, fi.cushion, e))
+                            if fi.near_tolerance and fi not in res.frozen_review:
+                                res.frozen_review.append(fi)  # declared, but vision did not see it clearly frozen
             moved.update((a, b))
         elif e.type is EventType.POT and e.ball is not None:
             left_line.add(e.ball)

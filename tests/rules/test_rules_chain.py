@@ -140,3 +140,12 @@ def test_event_marked_for_review_by_vision_is_reviewed() -> None:
     contact["review"] = True
     v = judge_one(rows)
     assert v.legal and v.review.flag and v.review.events[0]["type"] == "ball_contact"
+
+
+@pytest.mark.parametrize("frozen,review", [(FROZEN_7_REAR, False), ([], True)])
+def test_declared_frozen_not_seen_frozen_is_reviewed(frozen: list, review: bool) -> None:
+    steps = [("contact", "C", "7"), ("cushion", "C", "left_rear")]
+    declare = {"type": "declare_frozen", "ball": "7", "cushion": "rear"}
+    rows = play_rows("russian71", steps, frozen=frozen, before=[declare])
+    v = judge_one(rows)
+    assert v.legal and v.review.flag is review
