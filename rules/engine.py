@@ -190,6 +190,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
                                                                     corrections)
     readings = list(rep.readings)
     notes = [*prep.notes, *rep.notes]
+    if clock_info is not None and clock_info["status"] == "warning":
+        notes.append(f"the referee announced the last 10 s at {clock_info['warning_at_s']:g} s (1.26)")
     if replay:
         return _replay(st, rec, facts, player, prep.review, override)
 
