@@ -188,6 +188,14 @@ class Renderer:
             cv2.subtract(frame, neg_n[oy : oy + h, ox : ox + w], dst=frame)
         return RenderResult(frame, vis)
 
+    def ball_sprite(self, ball: str, centre: np.ndarray, rot: np.ndarray | None = None) -> tuple[Box, Sprite]:
+        """One ball alone, unblurred: its box in frame pixels and its sprite (for tests and tools)."""
+        c = np.asarray(centre, float)
+        u, v = self.camera.project(c[None, :])[0]
+        rpx = self._radius_px(c)
+        box = self._ext(_box(u, v, 1.3 * rpx + 2, 1.3 * rpx + 2))
+        return box, self._ball_sprite(self.ids.index(ball), box, c, np.eye(3) if rot is None else rot, None)
+
     def _shadow(self, fb: Box | None, centre: np.ndarray, kernel: np.ndarray | None) -> np.ndarray | None:
         if fb is None:
             return None

@@ -41,7 +41,8 @@ class VideoWriter:
                 f"frame must be uint8 of shape {(self.height, self.width, 3)}, got {frame.dtype} {frame.shape}"
             )
         # OpenCV's I420 conversion is BT.601 limited range, what decoders assume; and faster than swscale.
-        vf = av.VideoFrame.from_ndarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
+        yuv = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420), np.uint8)
+        vf = av.VideoFrame.from_ndarray(yuv, format="yuv420p")
         vf.pts = self.frames
         for packet in self._stream.encode(vf):
             self._container.mux(packet)
