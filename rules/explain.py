@@ -46,6 +46,11 @@ def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], 
     return Review(bool(reasons), tuple(reasons), tuple(events))
 
 
+def _cited(f: Foul) -> str:
+    """A foul's reason with its clause, once."""
+    return f.reason if f.reason.endswith(f"({f.clause})") else f"{f.reason} ({f.clause})"
+
+
 def _pts(n: int) -> str:
     return f"+{n}" if n >= 0 else str(n)
 
@@ -65,13 +70,14 @@ def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, 
         parts.append(f"Chain: {facts.chain.text}.")
     elif st.game is Game.RUSSIAN71 and st.veterans and facts.contact:
         parts.append("1.20 waived for veterans (5.5.8 note).")
-    if fouls:
-        listed = "; ".join(f"{f.reason} ({f.clause})" for f in fouls)
+    listed_fouls = [f for f in fouls if not (is_break and f.clause == "1.12.1")]  # said above already
+    if listed_fouls:
+        listed = "; ".join(_cited(f) for f in listed_fouls)
         parts.append(f"Foul: {listed}." + (" One penalty for all (1.29.2)." if len(fouls) > 1 else ""))
         if facts.potted:
             parts.append("Every ball potted in it is illegal (1.22.3).")
     if after:
-        parts.append("After the shot: " + "; ".join(f"{f.reason} ({f.clause})" for f in after)
+        parts.append("After the shot: " + "; ".join(_cited(f) for f in after)
                      + "; the pots stand (1.22).")
     for n in notes:
         parts.append(n[0].upper() + n[1:] + ("" if n.endswith(".") else "."))
