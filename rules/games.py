@@ -215,8 +215,6 @@ def _legal_pots(rs: RuleSet, si: ShotInput, out: Outcome) -> None:
         return
     if not counted:
         out.next_player = opp
-        if rs.game is Game.DYNAMIC and si.state.premium and rs.cue_pot is CuePot.PREMIUM_ANYWHERE:
-            out.premium = False
 
 
 def _cue_pot_legal(rs: RuleSet, si: ShotInput, out: Outcome, opp: str) -> None:
