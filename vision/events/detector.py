@@ -247,7 +247,8 @@ class EventDetector:
         caused = [self._caused(o, group) for o in group]
         if all(caused):
             return True
-        if any(caused) or any(self._cluster_hit(o) for o in group):
+        members = {o.ball for o in group}
+        if any(caused) or any(self._cluster_hit(o, members) for o in group):
             # set moving through touching balls: report the contacts the starts themselves prove
             for o in group:
                 self._contacts_in_cluster(o)
@@ -277,9 +278,12 @@ class EventDetector:
                     todo.append(y)
         return seen - {o.ball}
 
-    def _cluster_hit(self, o: Onset) -> bool:
+    def _cluster_hit(self, o: Onset, members: set[int]) -> bool:
+        """A ball joined to this one by touching balls (outside its own group) was hit or started."""
         w = 2 * self.s.cause_window_s
-        return any(abs(self.last_hit[x] - o.t) <= w or abs(self.started[x] - o.t) <= w for x in self._cluster(o))
+        return any(
+            abs(self.last_hit[x] - o.t) <= w or abs(self.started[x] - o.t) <= w for x in self._cluster(o) - members
+        )
 
     def _contacts_in_cluster(self, o: Onset) -> None:
         w = 2 * self.s.cause_window_s
@@ -369,13 +373,15 @@ class EventDetector:
                 continue
             obj = int(info["object"])
             moved = self.motion.anchor_at(obj, min(due, self.now)) is None
+            n_due = self.hist.counter_at(due)
             obj_fit = None
-            if moved:
-                t_obj, xy_obj = self.hist.track(obj, o.n_first, o.n_first + self.D)
+            if moved:  # both starts refitted over the whole push window: a steadier stroke direction
+                t_obj, xy_obj = self.hist.track(obj, o.n_first, n_due)
                 obj_fit = _start_of(o, obj, info["anchor"], t_obj, xy_obj, self.s)
-            _, xy_c = self.hist.track(o.ball, o.n_first, self.hist.counter_at(due))
+            t_c, xy_c = self.hist.track(o.ball, o.n_first, n_due)
             cue_end = xy_c[-1] if len(xy_c) else None
-            geo = push_geometry(o, obj, info["anchor"], float(info["gap"]), obj_fit, cue_end, self.s)
+            cue = _start_of(o, o.ball, o.anchor, t_c, xy_c, self.s) or o
+            geo = push_geometry(cue, obj, info["anchor"], float(info["gap"]), obj_fit, cue_end, self.s)
             geo["object"] = self.ids[obj]
             self._emit(replace(ev, extra={**ev.extra, "push": geo}))
         self.pushes = keep

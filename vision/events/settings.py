@@ -35,8 +35,8 @@ class EventSettings:
 
     # --- fitting windows around an event -----------------------------------------------------------
     fit_before_s: float = 0.07  # straight-line fit of the track before a kink
-    lookahead_s: float = 0.07  # ... and after it; this is the detection latency
-    emit_hold_s: float = 0.09  # events are released in time order once the stream is this far past them
+    lookahead_s: float = 0.05  # ... and after it (from the frame after the kink's frame): the detection delay
+    emit_hold_s: float = 0.08  # events are released in time order once the stream is this far past them
 
     # --- contacts and cushions ---------------------------------------------------------------------
     contact_gate_mm: float = 12.0  # candidate when the sampled gap is below this plus the distance run in a frame

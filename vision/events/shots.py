@@ -53,8 +53,8 @@ def choose_striker(group: list[Onset]) -> Onset:
         for other in group:
             if other is o:
                 continue
-            u = other.anchor - o.anchor
-            worst = max(worst, _angle_deg(o.fit.v, u))
+            a = _angle_deg(o.fit.v, other.anchor - o.anchor)
+            worst = max(worst, min(a, 180.0 - a))  # off the line of centres, either way along it
         return worst
 
     angles = {id(o): off_line(o) for o in group}

@@ -1,0 +1,160 @@
+"""The readings the rules engine relies on: note 3, early strokes, disturbed balls, hanging balls, a frozen
+ball driven into its cushion, push geometry (1.19), and the stream's latency and frame-rate handling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.events_sim import Sim, SimResult
+from bench.events_tracks import NoiseModel, noisy_states
+from calibration.table import Table
+from rules.events import Direction, Event, EventType, Line
+from vision.events import EventDetector, EventSettings, detect_events
+
+TABLE = Table.load()
+R = TABLE.ball_radius
+
+
+def _run(res: SimResult, fps: float = 60.0, seed: int = 5) -> list[Event]:
+    return detect_events(TABLE, fps, noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed)))
+
+
+def _confident(events: list[Event], etype: EventType) -> list[Event]:
+    return [e for e in events if e.type is etype and e.confidence >= 0.5]
+
+
+def test_note3_leaving_the_centre_line_is_not_a_crossing() -> None:
+    # ball 4 rests with its centre on the centre line; struck to the rear cushion, it comes back over it
+    sim = Sim(TABLE).place("4", (0.0, 300.0)).place("C", (-500.0, -300.0))
+    res = sim.stroke(0.3, "4", (1500.0, 0.0)).run(6.0)
+    truth = [e for e in res.events if e.type is EventType.LINE_CROSS and e.line is Line.CENTRE and e.ball == "4"]
+    assert truth and truth[-1].to is Direction.FRONT, "the scenario must bring ball 4 back over the line"
+    events = _run(res)
+    crossings = [e for e in _confident(events, EventType.LINE_CROSS) if e.line is Line.CENTRE and e.ball == "4"]
+    assert [e.to for e in crossings] == [Direction.FRONT], "leaving the line is no crossing; coming back is one"
+    start = _confident(events, EventType.SHOT_START)[0]
+    assert start.positions is not None and abs(start.positions["4"][0]) < 1.0
+
+
+def test_crossing_direction_and_subframe_time() -> None:
+    sim = Sim(TABLE).place("C", (-400.0, 0.0)).stroke(0.3, "C", (1700.0, 250.0))
+    res = sim.run(2.5)
+    truth = [e for e in res.events if e.type is EventType.LINE_CROSS and e.line is Line.CENTRE]
+    got = [e for e in _confident(_run(res), EventType.LINE_CROSS) if e.line is Line.CENTRE]
+    assert [e.to for e in got] == [e.to for e in truth] and got[0].to is Direction.REAR
+    assert abs(got[0].t - truth[0].t) * 60 < 0.5
+
+
+def test_early_stroke_while_a_ball_still_rolls() -> None:
+    sim = Sim(TABLE).place("7", (-1200.0, 600.0)).place("2", (900.0, -500.0))
+    sim.stroke(0.3, "7", (900.0, 0.0)).stroke(1.2, "2", (-1800.0, 0.0))
+    events = _run(sim.run(4.0))
+    starts = _confident(events, EventType.SHOT_START)
+    assert [(e.ball, bool(e.extra.get("early"))) for e in starts] == [("7", False), ("2", True)]
+    assert abs(starts[1].t - 1.2) < 1.5 / 60
+
+
+def test_ball_disturbed_slow_start_with_no_cause() -> None:
+    sim = Sim(TABLE).place("C", (-1200.0, 0.0)).place("9", (800.0, 500.0))
+    sim.stroke(0.3, "C", (1500.0, 0.0)).stroke(0.8, "9", (0.0, 120.0))
+    events = _run(sim.run(3.0))
+    disturbed = _confident(events, EventType.BALL_DISTURBED)
+    assert [e.ball for e in disturbed] == ["9"]
+    assert disturbed[0].extra["during_shot"] is True
+    assert [e.ball for e in _confident(events, EventType.SHOT_START)] == ["C"]
+
+
+def test_stroke_from_rest_between_shots_is_a_shot_not_a_disturbance() -> None:
+    sim = Sim(TABLE).place("C", (-1000.0, 0.0)).stroke(0.4, "C", (400.0, 0.0))
+    events = _run(sim.run(3.5))
+    assert [e.ball for e in _confident(events, EventType.SHOT_START)] == ["C"]
+    assert not _confident(events, EventType.BALL_DISTURBED)
+    assert len(_confident(events, EventType.SHOT_END)) == 1
+
+
+def test_hanging_ball_that_drops_after_the_shot_is_a_late_pot() -> None:
+    pk = TABLE.pockets["middle_left"]
+    hang = (0.0, TABLE.half_width - R + 12.0)  # centre past where a frozen ball could be
+    sim = Sim(TABLE).place("8", hang).place("C", (-900.0, -300.0)).stroke(0.3, "C", (400.0, 0.0))
+    res = sim.drop(3.8, "8", pk.name).run(4.2)
+    assert [e.extra.get("late") for e in res.events if e.type is EventType.POT] == [True]
+    pots = _confident(_run(res), EventType.POT)
+    assert [(e.ball, e.pocket, e.extra.get("hanging"), e.extra.get("late")) for e in pots] == [
+        ("8", "middle_left", True, True)
+    ]
+
+
+def test_frozen_ball_driven_into_its_cushion_touches_it() -> None:
+    y = -TABLE.half_width + R + 0.5  # frozen to the right_rear cushion, 0.5 mm off
+    sim = Sim(TABLE).place("6", (700.0, y)).place("C", (400.0, y + 250.0))
+    aim = np.array([700.0, y]) - np.array([400.0, y + 250.0])
+    sim.stroke(0.3, "C", tuple(aim / np.hypot(*aim) * 1500))
+    res = sim.run(3.0)
+    events = _run(res)
+    start = _confident(events, EventType.SHOT_START)[0]
+    assert start.frozen is not None and {"ball": "6", "cushion": "right_rear"} in [
+        {k: f[k] for k in ("ball", "cushion")} for f in start.frozen
+    ]
+    touches = [e for e in _confident(events, EventType.CUSHION) if e.ball == "6"]
+    assert touches and touches[0].cushion == "right_rear" and touches[0].extra.get("frozen") is True
+    contact = _confident(events, EventType.BALL_CONTACT)[0]
+    assert abs(touches[0].t - contact.t) < 1.0 / 60
+
+
+@pytest.mark.parametrize(
+    ("name", "offset_deg", "want_push_like"),
+    [("straight through a touching ball", 0.0, True), ("played 60 degrees off the line", 60.0, False)],
+)
+def test_push_geometry_for_a_touching_object_ball(name: str, offset_deg: float, want_push_like: bool) -> None:
+    cue, obj = np.array([-500.0, 0.0]), np.array([-500.0 + 2 * R + 0.3, 0.0])
+    a = np.radians(offset_deg)
+    # restitution 0.5: the cue ball keeps a quarter of its speed along the line, as a push follows through
+    sim = Sim(TABLE, ball_restitution=0.5).place("C", tuple(cue)).place("3", tuple(obj))
+    res = sim.stroke(0.3, "C", (1400.0 * np.cos(a), 1400.0 * np.sin(a))).run(3.0)
+    start = _confident(_run(res), EventType.SHOT_START)[0]
+    push = start.extra["push"]
+    assert push["object"] == "3" and push["gap_mm"] < 3.0
+    assert abs(push["angle_deg"] - offset_deg) < 12.0, name
+    assert push["object_moved"] is True
+    assert (push["angle_deg"] < 45 and push["cue_forward"]) is want_push_like
+    assert start.touching and start.touching[0]["balls"] == ["3", "C"]
+
+
+def test_events_leave_within_100_ms_of_stream_time() -> None:
+    sim = Sim(TABLE).place("C", (-900.0, 100.0)).place("1", (-400.0, 100.0)).place("2", (300.0, -200.0))
+    res = sim.stroke(0.3, "C", (2200.0, 0.0)).run(3.0)
+    det = EventDetector(TABLE, 60.0)
+    late = []
+    for st in noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=2)):
+        for e in det.update(st):
+            if e.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS, EventType.POT):
+                late.append(st.t - e.t)
+    assert late and max(late) <= 0.1 + 1e-9, late
+
+
+@pytest.mark.parametrize("fps", [30.0, 50.0, 120.0])
+def test_other_frame_rates(fps: float) -> None:
+    sim = Sim(TABLE, fps=fps).place("C", (-900.0, 100.0)).place("1", (-400.0, 100.0))
+    res = sim.stroke(0.3, "C", (2000.0, 0.0)).run(2.5)
+    truth = [e for e in res.events if e.type in (EventType.BALL_CONTACT, EventType.CUSHION)]
+    got = [e for e in _run(res, fps) if e.type in (EventType.BALL_CONTACT, EventType.CUSHION) and e.confidence >= 0.5]
+    assert [(e.type, e.balls or e.ball) for e in got] == [(e.type, e.balls or e.ball) for e in truth]
+    assert all(abs(g.t - t.t) * fps <= 1.0 for g, t in zip(got, truth, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"onset_mm": -1.0}, "onset_mm"), ({"kink_z_review": 5.0, "kink_z": 4.0}, "kink_z_review")],
+)
+def test_settings_reject_bad_values(kwargs: dict[str, float], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        EventSettings(**kwargs)
+
+
+def test_detector_rejects_changed_ids() -> None:
+    res = Sim(TABLE).place("C", (0.0, 0.0)).run(0.1)
+    states = noisy_states(res.t, res.pos, res.state, res.ids)
+    det = EventDetector(TABLE, 60.0, ids=("C",))
+    with pytest.raises(ValueError, match="ids"):
+        det.update(states[0])
