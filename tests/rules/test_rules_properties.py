@@ -80,3 +80,41 @@ def test_spotted_balls_never_overlap(seed: int, game: Game, n: int) -> None:
             for b, p in s.balls.items():
                 if b != sp["ball"] and p is not None:
                     assert math.hypot(p[0] - xy[0], p[1] - xy[1]) >= d - 0.15, (sp, b, p)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 40),
+       drop=st.lists(st.integers(0, 10**6), max_size=25))
+def test_lost_lines_never_break_the_fold(seed: int, game: Game, n: int, drop: list[int]) -> None:
+    """Vision misses events, the referee forgets inputs: the fold still runs and conserves the balls."""
+    rows = random_match(seed, game, n)
+    gone = {1 + d % (len(rows) - 1) for d in drop}  # never the header
+    kept = [r for i, r in enumerate(rows) if i not in gone]
+    j = judge_log(parse_log(kept))
+    for s in j.states:
+        on_table = [b for b in s.balls if b in IVORY]
+        shelved = [b for shelf in s.shelves.values() for b in shelf if b in IVORY]
+        if game in EIGHT:
+            assert len(on_table) + len(shelved) == 15
+        assert set(on_table).isdisjoint(shelved)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 60))
+def test_one_penalty_per_shot(seed: int, game: Game, n: int) -> None:
+    """1.29.2: however many violations a shot has, one penalty is paid."""
+    from rules.games import RULE_SETS
+
+    pts = RULE_SETS[game].foul_points
+    j = judge_log(parse_log(random_match(seed, game, n)))
+    prev = None
+    for out, s in zip(j.outputs, j.states, strict=True):
+        if isinstance(out, Verdict) and out.fouls and not any(f.after_shot for f in out.fouls) and prev is not None:
+            opp = next(p for p in s.players if p != out.player)
+            if game is Game.CLASSIC71:
+                dropped = prev.targets[opp] - out.targets[opp]
+                assert out.points[opp] + dropped == pts and out.points[out.player] == -out.points[opp]
+            else:
+                assert out.points[opp] == pts
+                assert out.points[out.player] == (-pts if game is Game.RUSSIAN71 else 0)
+        prev = s
