@@ -238,3 +238,17 @@ def test_override_corrects_the_struck_ball() -> None:
     lb.shot([("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear")], struck="5")
     lb.add("override", shot=1, reason="vision took the wrong ball for the struck one", start={"ball": "C"})
     assert judge_log(parse_log(lb.rows)).verdicts[0].legal
+
+
+def test_interference_between_shots_charged_to_the_opponent() -> None:
+    """1.28: A moves a ball while B prepares; the referee moves the foul from B's shot to A's."""
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot(SAFE_2B)
+    lb.events_after([("disturbed", "9")])
+    lb.shot(SAFE_2B)
+    lb.add("override", shot=2, verdict={"legal": True}, reason="A touched ball 9 during B's visit (1.28)")
+    lb.add("foul", clause="1.28", shot=1, reason="moved ball 9 during the opponent's visit")
+    v1, v2 = judge_log(parse_log(lb.rows)).verdicts
+    assert [f.clause for f in v1.fouls] == ["1.28"] and v1.fouls[0].after_shot and v1.score == {"A": -5, "B": 5}
+    assert v2.player == "B" and v2.legal and v2.score == {"A": -5, "B": 5}
