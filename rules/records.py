@@ -88,14 +88,15 @@ def group_log(items: Iterable[LogItem]) -> list[Step]:
                 steps.append(lag)
                 current = None
                 last = None
-            elif current is not None:
-                current.during.append(item)
             elif item.type is InputType.FOUL and item.get("shot") is not None:
                 k = int(item.get("shot"))
                 if not 1 <= k <= len(shots):
                     raise ValueError(f"line {item.line}: foul names shot {k}, but only {len(shots)} shots so far")
                 target = shots[k - 1]
-                (target.during if _is_stroke_clause(item.get("clause")) else target.after_fouls).append(item)
+                during = _is_stroke_clause(item.get("clause")) or target is current
+                (target.during if during else target.after_fouls).append(item)
+            elif current is not None:
+                current.during.append(item)
             elif item.type is InputType.FOUL and last is not None:
                 (last.during if _is_stroke_clause(item.get("clause")) else last.after_fouls).append(item)
             else:
