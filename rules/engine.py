@@ -1,6 +1,6 @@
 """The fold: a match log in, one verdict per shot (and per lag) out. Pure: no I/O, no clock, no randomness.
 
-`judge_log(items)` groups the log (`rules.records`), then folds the steps over a `MatchState`. The same log
+`judge_log(items, table=...)` groups the log (`rules.records`), then folds the steps over a `MatchState`. The same log
 always gives the same verdicts and the same final state; an override is a line of the log, applied to the
 shot it names, and the verdict keeps the original decision beside the overridden one.
 """
@@ -43,10 +43,10 @@ class Judgement:
         return [o for o in self.outputs if isinstance(o, Verdict)]
 
 
-def judge_log(items: Iterable[LogItem], *, game: Game | None = None, table: Table | None = None,
+def judge_log(items: Iterable[LogItem], *, table: Table, game: Game | None = None,
               settings: RulesSettings | None = None) -> Judgement:
-    """Judge a whole log. `game` overrides the header's game (the CLI's --game)."""
-    tbl = table or Table.load()
+    """Judge a whole log on `table` (the caller loads it: no I/O here). `game` overrides the header's."""
+    tbl = table
     cfg = settings or RulesSettings()
     out = Judgement()
     st: MatchState | None = None

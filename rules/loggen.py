@@ -86,11 +86,11 @@ def _inputs(rng: random.Random, st: MatchState, lb: LogBuilder) -> None:
         lb.add("nominate", ball=rng.choice(objects), pocket=rng.choice(POCKETS))
 
 
-def random_match(seed: int, game: Game, n_shots: int, *, table: Table | None = None,
+def random_match(seed: int, game: Game, n_shots: int, *, table: Table,
                  positions: bool = True) -> list[dict[str, Any]]:
     """A log of `n_shots` shots of `game` (rows as dicts), many frames long."""
     rng = random.Random(seed)
-    tbl = table or Table.load()
+    tbl = table
     cfg = RulesSettings()
     lb = LogBuilder(game.value, frames_to_win=10_000)
     st = initial_state(game, ("A", "B"), "A", table=tbl, frames_to_win=10_000)

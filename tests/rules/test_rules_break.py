@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from calibration.table import Table
 from rules.engine import Judgement, judge_log
 from rules.inputs import parse_log
 from rules.logbuild import BREAK_THREE_CUSHIONS, BREAK_TWO_CUSHIONS, SAFE_2B, LogBuilder
 from rules.state import DecisionKind, Phase
 
+TABLE = Table.load()
+
 
 def judge(lb: LogBuilder) -> Judgement:
-    return judge_log(parse_log(lb.rows))
+    return judge_log(parse_log(lb.rows), table=TABLE)
 
 
 BREAKS = [

@@ -1,18 +1,22 @@
+
 """1.20 by the token model: every chain, the notes, and the failures (RULES.md committed readings)."""
 
 from __future__ import annotations
 
 import pytest
 
+from calibration.table import Table
 from rules.engine import judge_log
 from rules.inputs import parse_log
 from rules.logbuild import play_rows
 from rules.settings import CushionIdentity, RulesSettings
 from rules.verdict import Verdict
 
+TABLE = Table.load()
+
 
 def judge_one(rows: list[dict], settings: RulesSettings | None = None) -> Verdict:
-    return judge_log(parse_log(rows), settings=settings).verdicts[-1]
+    return judge_log(parse_log(rows), settings=settings, table=TABLE).verdicts[-1]
 
 
 FROZEN_3_REAR = [{"ball": "3", "cushion": "rear", "gap_mm": 0.2}]

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from calibration.table import Table
 from rules.engine import judge_log
 from rules.inputs import parse_log
 from rules.logbuild import SAFE_2B, LogBuilder, play_rows
 from rules.state import DecisionKind
 from rules.verdict import Verdict
 
+TABLE = Table.load()
+
 
 def judge_rows(rows: list[dict]) -> list[Verdict]:
-    return judge_log(parse_log(rows)).verdicts
+    return judge_log(parse_log(rows), table=TABLE).verdicts
 
 
 def one(rows: list[dict]) -> Verdict:

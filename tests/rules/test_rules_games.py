@@ -6,15 +6,18 @@ import itertools
 
 import pytest
 
+from calibration.table import Table
 from rules.engine import judge_log
 from rules.inputs import parse_log
 from rules.logbuild import NO_CHAIN, SAFE_2B, LogBuilder, play_rows
 from rules.state import DecisionKind, Hand
 from rules.verdict import Result, Verdict
 
+TABLE = Table.load()
+
 
 def verdicts(rows: list[dict]) -> list[Verdict]:
-    return judge_log(parse_log(rows)).verdicts
+    return judge_log(parse_log(rows), table=TABLE).verdicts
 
 
 def one(rows: list[dict]) -> Verdict:
@@ -63,7 +66,7 @@ def test_free_penalty_ball_goes_to_the_opponents_shelf() -> None:
     lb.add("penalty_ball", ball="12")
     lb.add("choose", option="play")
     lb.shot(SAFE_2B)
-    st = judge_log(parse_log(lb.rows)).state
+    st = judge_log(parse_log(lb.rows), table=TABLE).state
     assert st is not None and st.shelves["B"] == ("12",) and "12" not in st.balls and st.score["B"] == 1
 
 
@@ -85,7 +88,7 @@ def test_combined_cue_ball_potted_gives_a_point_and_a_premium_shot_from_the_hous
     lb.state(phase="play", to_play="A", hand="none")
     lb.shot(steps)
     lb.add("remove_ball", ball="9")
-    j = judge_log(parse_log(lb.rows))
+    j = judge_log(parse_log(lb.rows), table=TABLE)
     v = j.verdicts[0]
     assert v.legal and v.score["A"] == 1 and v.next_player == "A"
     assert DecisionKind.REMOVE_BALL in [d.kind for d in v.decisions_owed]
@@ -287,7 +290,7 @@ def test_dynamic_take_ball_then_penalty_ball_to_shelf() -> None:
     lb.add("penalty_ball", ball="10")
     lb.add("choose", option="hand_over")
     lb.shot(SAFE_2B)
-    j = judge_log(parse_log(lb.rows))
+    j = judge_log(parse_log(lb.rows), table=TABLE)
     assert j.state is not None and j.state.shelves["B"] == ("10",)
     assert j.verdicts[1].player == "A" and not j.verdicts[1].review.flag
 
@@ -299,6 +302,6 @@ def test_combined_removed_ball_goes_to_the_shelf_without_a_point() -> None:
     lb.shot(steps)
     lb.add("remove_ball", ball="9")
     lb.shot(SAFE_2B, positions={"C": (-1500.0, 0.0), "7": (500.0, 0.0), "3": (900.0, 300.0)})
-    j = judge_log(parse_log(lb.rows))
+    j = judge_log(parse_log(lb.rows), table=TABLE)
     assert j.state is not None and j.state.shelves["A"] == ("9",) and j.state.score["A"] == 1
     assert j.verdicts[1].player == "A" and j.verdicts[1].legal

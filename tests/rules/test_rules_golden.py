@@ -1,3 +1,4 @@
+
 """Golden logs: each file is named by the verdict its last shot must get (see make_rules_golden.py)."""
 
 from __future__ import annotations
@@ -8,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from calibration.table import Table
 from rules.engine import judge_log
 from rules.inputs import parse_log
+
+TABLE = Table.load()
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("*.jsonl"))
@@ -26,7 +30,7 @@ def test_golden_log(path: Path) -> None:
     m = NAME.match(path.stem)
     assert m is not None, f"golden file {path.name} does not follow <game>_<what>_<legal|foul>[_<clause>]"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    v = judge_log(parse_log(rows)).verdicts[-1]
+    v = judge_log(parse_log(rows), table=TABLE).verdicts[-1]
     assert v.legal is (m.group("verdict") == "legal"), v.explanation
     if m.group("clause"):
         assert m.group("clause") in [f.clause for f in v.fouls], v.explanation

@@ -25,7 +25,7 @@ SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[Healt
 @given(seed=st.integers(0, 10**6), game=st.sampled_from(EIGHT), n=st.integers(5, 60))
 def test_ball_conservation_in_the_eight_point_games(seed: int, game: Game, n: int) -> None:
     """Ivory balls on the table (spotted ones included) + on the shelves = 15, each ball in one place."""
-    j = judge_log(parse_log(random_match(seed, game, n)))
+    j = judge_log(parse_log(random_match(seed, game, n, table=TABLE)), table=TABLE)
     for s in j.states:
         on_table = [b for b in s.balls if b in IVORY]
         shelved = [b for shelf in s.shelves.values() for b in shelf if b in IVORY]
@@ -37,8 +37,8 @@ def test_ball_conservation_in_the_eight_point_games(seed: int, game: Game, n: in
 @SETTINGS
 @given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 60))
 def test_scores_change_only_by_verdicts(seed: int, game: Game, n: int) -> None:
-    rows = random_match(seed, game, n)
-    j = judge_log(parse_log(rows))
+    rows = random_match(seed, game, n, table=TABLE)
+    j = judge_log(parse_log(rows), table=TABLE)
     prev = None
     for out, s in zip(j.outputs, j.states, strict=True):
         if prev is not None:
@@ -57,9 +57,9 @@ def test_scores_change_only_by_verdicts(seed: int, game: Game, n: int) -> None:
 @SETTINGS
 @given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 60))
 def test_same_log_same_state(seed: int, game: Game, n: int) -> None:
-    rows = random_match(seed, game, n)
-    a = judge_log(parse_log(rows))
-    b = judge_log(parse_log(json.loads(json.dumps(rows))))
+    rows = random_match(seed, game, n, table=TABLE)
+    a = judge_log(parse_log(rows), table=TABLE)
+    b = judge_log(parse_log(json.loads(json.dumps(rows))), table=TABLE)
     assert a.state == b.state
     assert [o.to_dict() for o in a.outputs] == [o.to_dict() for o in b.outputs]
 
@@ -68,7 +68,7 @@ def test_same_log_same_state(seed: int, game: Game, n: int) -> None:
 @given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 60))
 def test_spotted_balls_never_overlap(seed: int, game: Game, n: int) -> None:
     d = TABLE.spec.ball_diameter_mm
-    j = judge_log(parse_log(random_match(seed, game, n)))
+    j = judge_log(parse_log(random_match(seed, game, n, table=TABLE)), table=TABLE)
     for out, s in zip(j.outputs, j.states, strict=True):
         if not isinstance(out, Verdict) or out.result is not Result.CONTINUE:
             continue
@@ -87,10 +87,10 @@ def test_spotted_balls_never_overlap(seed: int, game: Game, n: int) -> None:
        drop=st.lists(st.integers(0, 10**6), max_size=25))
 def test_lost_lines_never_break_the_fold(seed: int, game: Game, n: int, drop: list[int]) -> None:
     """Vision misses events, the referee forgets inputs: the fold still runs and conserves the balls."""
-    rows = random_match(seed, game, n)
+    rows = random_match(seed, game, n, table=TABLE)
     gone = {1 + d % (len(rows) - 1) for d in drop}  # never the header
     kept = [r for i, r in enumerate(rows) if i not in gone]
-    j = judge_log(parse_log(kept))
+    j = judge_log(parse_log(kept), table=TABLE)
     for s in j.states:
         on_table = [b for b in s.balls if b in IVORY]
         shelved = [b for shelf in s.shelves.values() for b in shelf if b in IVORY]
@@ -106,7 +106,7 @@ def test_one_penalty_per_shot(seed: int, game: Game, n: int) -> None:
     from rules.games import RULE_SETS
 
     pts = RULE_SETS[game].foul_points
-    j = judge_log(parse_log(random_match(seed, game, n)))
+    j = judge_log(parse_log(random_match(seed, game, n, table=TABLE)), table=TABLE)
     prev = None
     for out, s in zip(j.outputs, j.states, strict=True):
         if isinstance(out, Verdict) and out.fouls and not any(f.after_shot for f in out.fouls) and prev is not None:
