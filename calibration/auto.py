@@ -12,6 +12,8 @@ The steps, and why:
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -20,7 +22,7 @@ from calibration.detect import NOT_FOUND, SideEdges, check_image, find_cloth, si
 from calibration.fit import SIDE_OF_CORNERS, SIDE_ORDER, Observations, flip_180, init_from_corners, refine
 from calibration.markings import dark_pockets, find_spots, line_points
 from calibration.result import Calibration, CalibrationError, CalibrationMethod, Quality, build_calibration
-from calibration.table import Table
+from calibration.table import Table, TableSpec
 
 MAX_RMS_MM = 6.0  # above this the spec does not describe the table in view
 MAX_TILT_DEG = 30.0  # an overhead camera; a spec of the wrong shape needs a steep, implausible view
@@ -74,6 +76,7 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
         raise CalibrationError(f"{NOT_FOUND} ({exc})") from exc
     obs = _cushion_observations(sides, perm, table, h, face)
     cam, res = refine(cam0, obs, fit_k2=False)
+    _check_fit(cam, res, sp, spec_name, slack=3.0)  # a spec of the wrong shape fails here, cheaply
     obs = obs.subset(_inliers(res))
     cam, res = refine(cam, obs, fit_k2=True)
     notes = [f"cushion face {'seen: bed edge and nose both fitted' if face else 'not seen: nose edge fitted'}"]
@@ -93,19 +96,7 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
     cam, res = refine(cam, obs, fit_k2=True, fit_pp=True)
     obs = obs.subset(_inliers(res))
     cam, res = refine(cam, obs, fit_k2=True, fit_pp=True)
-    rms = float(np.sqrt(np.mean(res**2)))
-    tilt = float(np.degrees(np.arccos(np.clip(-cam.R[2, 2], -1.0, 1.0))))  # optical axis from straight down
-    if tilt > MAX_TILT_DEG:
-        raise CalibrationError(
-            f"table spec {spec_name or sp.name!r} does not fit what is seen: the camera would have to look "
-            f"{tilt:.0f} degrees off vertical (bed {sp.bed_length_mm:.0f} x {sp.bed_width_mm:.0f} mm, "
-            f"aspect {sp.bed_length_mm / sp.bed_width_mm:.2f}); pass the right --table or --corners"
-        )
-    if not np.isfinite(rms) or rms > MAX_RMS_MM:
-        raise CalibrationError(
-            f"table spec {spec_name or sp.name!r} does not fit what is seen: residual {rms:.1f} mm RMS "
-            f"(bed {sp.bed_length_mm:.0f} x {sp.bed_width_mm:.0f} mm); pass the right --table or --corners"
-        )
+    rms = _check_fit(cam, res, sp, spec_name)
     fractions = _side_fractions(sides, perm if not how.endswith("(turned)") else tuple((p + 2) % 4 for p in perm))
     pockets = dark_pockets(lab, cam, table)
     conf = float(np.clip(1.0 - rms / MAX_RMS_MM, 0.0, 1.0) * min(1.0, 1.5 * min(fractions)))
@@ -114,6 +105,24 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
     notes.append(f"markings used: {', '.join([*found_lines, *spots]) or 'none'}")
     notes.append(f"first corner fit {err_px:.2f} px; focal {cam.K[0, 0]:.0f} px; k1 {cam.dist[0]:.4f}")
     return build_calibration(cam, table, spec_name or sp.name, rms, quality, notes)
+
+
+def _check_fit(cam: CameraModel, res: np.ndarray, sp: TableSpec, spec_name: str, slack: float = 1.0) -> float:
+    """The RMS residual (mm), or CalibrationError when the spec cannot describe the table in view."""
+    rms = float(np.sqrt(np.mean(res**2))) if len(res) else math.inf
+    tilt = float(np.degrees(np.arccos(np.clip(-cam.R[2, 2], -1.0, 1.0))))  # optical axis from straight down
+    what = f"bed {sp.bed_length_mm:.0f} x {sp.bed_width_mm:.0f} mm, aspect {sp.bed_length_mm / sp.bed_width_mm:.2f}"
+    if tilt > MAX_TILT_DEG * slack:
+        raise CalibrationError(
+            f"table spec {spec_name or sp.name!r} does not fit what is seen: the camera would have to look "
+            f"{tilt:.0f} degrees off vertical ({what}); pass the right --table or --corners"
+        )
+    if not np.isfinite(rms) or rms > MAX_RMS_MM * slack:
+        raise CalibrationError(
+            f"table spec {spec_name or sp.name!r} does not fit what is seen: residual {rms:.1f} mm RMS "
+            f"({what}); pass the right --table or --corners"
+        )
+    return rms
 
 
 def _cushion_observations(sides: list[SideEdges], perm: tuple[int, ...], table: Table, h: float, face: bool

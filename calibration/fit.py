@@ -169,7 +169,7 @@ def refine(
             r = np.concatenate([r, (x[9:11] - centre) / PP_PRIOR_PX])
         return r
 
-    sol = least_squares(fun, x0[mask], loss="soft_l1", f_scale=f_scale_mm, x_scale="jac", max_nfev=400)
+    sol = least_squares(fun, x0[mask], loss="soft_l1", f_scale=f_scale_mm, x_scale="jac", max_nfev=150)
     x = x0.copy()
     x[mask] = sol.x
     return camera_from_x(x, w, h), residuals_mm(x, obs, w, h)
