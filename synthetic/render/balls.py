@@ -129,7 +129,7 @@ def sphere_sprite(
     e_up = lighting.per_lamp(centre[None, :])[0]  # (L,) on a surface facing up
     per = np.clip(n @ to_l.T, 0.0, None) * (e_up / np.maximum(to_l[:, 2], 1e-3))[None, :]
     amb = lighting.ambient * (0.55 + 0.45 * n[:, 2])
-    diffuse = amb + per.sum(axis=1)
+    diffuse = amb + 1.1 * per.sum(axis=1)
     # Light bounced off the cloth tints the lower half of the ball.
     tint = bounce[None, :] * (0.35 * lighting.ambient + 0.25) * np.clip(0.3 - n[:, 2], 0.0, 1.0)[:, None]
     v = -(centre - origin) / np.linalg.norm(centre - origin)

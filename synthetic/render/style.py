@@ -21,7 +21,7 @@ class RenderStyle:
     rail_bgr: BGR = (26, 46, 92)
     floor_bgr: BGR = (30, 32, 36)
     ball_set: BallSet = BallSet.PYRAMID
-    ivory_bgr: BGR = (196, 222, 236)
+    ivory_bgr: BGR = (200, 228, 243)
     coloured_bgr: BGR = (20, 182, 232)  # the yellow coloured ball
     number_bgr: BGR = (30, 26, 24)
     cloth_texture: float = 1.0  # scale of the cloth's mottling and fibre noise

@@ -61,6 +61,7 @@ def build_atlas(table: Table, style: RenderStyle, rng: np.random.Generator) -> A
     shade += k * 0.03 * fibre / max(float(fibre.std()), 1e-6)
     base = np.asarray(style.cloth_bgr, np.float32) / 255.0
     cloth = shade[..., None] * base[None, None, :]
+    _chalk(cloth, table, res, -hl_out, -hw_out, rng)
     if style.markings and table.spec.markings_painted:
         _paint_markings(cloth, table, res, -hl_out, -hw_out)
     # Wood: grain along each rail's length, plank-to-plank tone changes.
@@ -107,6 +108,26 @@ def _paint_markings(cloth: np.ndarray, table: Table, res: float, x0: float, y0: 
         c = _to_px(x, y, x0, y0, res)
         cv2.circle(dots, (round(c[0] * f), round(c[1] * f)), round(5.0 / res * f), 1.0, -1, cv2.LINE_AA, shift)
     _blend_mask(cloth, dots, white, 0.9)
+
+
+def _chalk(cloth: np.ndarray, table: Table, res: float, x0: float, y0: float, rng: np.random.Generator) -> None:
+    """A few faint blue chalk smudges, mostly near the cushions where players bridge."""
+    mask = np.zeros(cloth.shape[:2], np.float32)
+    for _ in range(int(rng.integers(4, 10))):
+        if rng.random() < 0.7:
+            side = rng.integers(0, 4)
+            t = rng.uniform(-1.0, 1.0)
+            inset = rng.uniform(20.0, 120.0)
+            hl, hw = table.half_length, table.half_width
+            x, y = [(t * hl, hw - inset), (t * hl, -hw + inset), (-hl + inset, t * hw), (hl - inset, t * hw)][side]
+        else:
+            x, y = rng.uniform(-table.half_length, table.half_length), rng.uniform(-table.half_width, table.half_width)
+        c = _to_px(float(x), float(y), x0, y0, res)
+        axes = (max(1, round(rng.uniform(4, 14) / res)), max(1, round(rng.uniform(3, 8) / res)))
+        angle, level = float(rng.uniform(0, 180)), float(rng.uniform(0.3, 0.8))
+        cv2.ellipse(mask, (round(c[0]), round(c[1])), axes, angle, 0, 360, level, -1)
+    mask = np.asarray(cv2.GaussianBlur(mask, (0, 0), 2.5 / res), np.float32)
+    _blend_mask(cloth, mask, np.array([0.75, 0.55, 0.35], np.float32), 0.35)
 
 
 def _paint_sights(wood: np.ndarray, table: Table, res: float, x0: float, y0: float) -> None:
