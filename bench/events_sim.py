@@ -160,6 +160,7 @@ class Sim:
         self.pos[live] += self.vel[live] * h
         # ball-ball: earliest overlapping approaching pairs, in order
         idx = np.nonzero(live)[0]
+        floor = np.zeros(len(self.ids))  # a ball's next collision in this substep comes after its last one
         for _ in range(8):
             best = None
             pos, vel = self.pos[idx], self.vel[idx]
@@ -175,12 +176,13 @@ class Sim:
                 qa, qb, qc = float(vr @ vr), 2 * float(p0 @ vr), float(p0 @ p0) - 4 * r * r
                 disc = qb * qb - 4 * qa * qc
                 tau = (-qb - np.sqrt(max(disc, 0.0))) / (2 * qa) if qa > 0 else 0.0
-                tau = float(np.clip(tau, 0.0, h))
+                tau = float(np.clip(max(tau, floor[a], floor[bb]), 0.0, h))
                 if best is None or tau < best[0]:
                     best = (tau, a, bb)
             if best is None:
                 break
             tau, a, bb = best
+            floor[a] = floor[bb] = tau
             pa, pb = old[a] + self.vel[a] * tau, old[bb] + self.vel[bb] * tau
             u = (pb - pa) / max(float(np.hypot(*(pb - pa))), 1e-9)
             va, vb = float(self.vel[a] @ u), float(self.vel[bb] @ u)
@@ -190,6 +192,8 @@ class Sim:
             self.vel[bb] += (nb - vb) * u
             self.pos[a] = pa + self.vel[a] * (h - tau)
             self.pos[bb] = pb + self.vel[bb] * (h - tau)
+            # the straight motion of the rest of the substep, as if from its start (for later times)
+            old[a], old[bb] = pa - self.vel[a] * tau, pb - self.vel[bb] * tau
             first, second = (a, bb) if abs(va) >= abs(vb) else (bb, a)
             ev.append(Event(EventType.BALL_CONTACT, t0 + tau, 0, balls=(self.ids[first], self.ids[second])))
         # cushions and jaws

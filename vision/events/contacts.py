@@ -16,7 +16,7 @@ import numpy as np
 from vision.events.fit import first_time_within, fit_line
 from vision.events.history import History
 from vision.events.kink import Pieces, RestLookup, best_split
-from vision.events.settings import EventSettings
+from vision.events.settings import EventSettings, noise_model
 
 
 @dataclass(frozen=True)
@@ -118,17 +118,23 @@ def verify_contact(
 def kink_confidence(z: float, impulse: float, margin: float, s: EventSettings) -> tuple[float, bool]:
     """Confidence from the kink's significance and the geometric margin; (0, False) means no event.
 
-    A clear kink (z >= kink_z and a real change of speed) is a contact whatever the lines' margin; a weak
-    kink or none with the lines passing within the review band of 2R is reported below 0.5 for review.
+    - a clear kink (z >= kink_z and a real change of speed): a contact whatever the margin (0.75..1,
+      at most 0.7 and flagged when the margin is within the review band);
+    - a weaker kink (z >= kink_z_review) where the incoming lines run into each other (or into the nose)
+      by more than the review band, which they cannot do without touching: a contact (0.6..0.75);
+    - a weak kink with the lines within the review band: reported for review (0.3..0.45);
+    - no kink but the lines within the review band (a near miss): reported for review (0.2).
     """
-    near = abs(margin) <= s.review_band_mm or margin < 0
+    span = max(s.kink_z - s.kink_z_review, 1e-9)
     if z >= s.kink_z and impulse >= s.kink_min_mm_s:
         conf = 0.75 + 0.25 * min(1.0, (z - s.kink_z) / s.kink_z)
         if abs(margin) <= s.review_band_mm:
             return min(conf, 0.7), True
         return conf, False
-    if z >= s.kink_z_review and near:
-        return 0.3 + 0.15 * (z - s.kink_z_review) / max(s.kink_z - s.kink_z_review, 1e-9), True
+    if z >= s.kink_z_review and margin < -s.review_band_mm:
+        return 0.6 + 0.15 * (z - s.kink_z_review) / span, False
+    if z >= s.kink_z_review and abs(margin) <= s.review_band_mm:
+        return 0.3 + 0.15 * (z - s.kink_z_review) / span, True
     if abs(margin) <= s.review_band_mm:
         return 0.2, True
     return 0.0, False
@@ -152,12 +158,11 @@ def _from_rest(
     position at that time is needed (from its samples); the striker's own track may hold another kink
     (a cushion just before) without spoiling the test.
     """
-    found = best_split(hist, rest, s, (x,), range(m - 2, m + 2), n_lo, n_hi)
+    splits = [j for j in range(m - 2, m + 2) if rest.anchor_at(x, hist.time(j)) is not None]
+    found = best_split(hist, rest, s, (x,), splits, n_lo, n_hi) if splits else None
     if found is None:
         return None
     _, (px,) = found
-    if not px.at_rest_before:
-        return None
     v = px.post.v
     speed = float(np.hypot(*v))
     z = speed / max(px.post.sigma_v, 1e-9)
@@ -188,9 +193,9 @@ def _from_rest(
 def fixed_pieces(hist: History, s: EventSettings, ball: int, t: np.ndarray, xy: np.ndarray, t_c: float) -> Pieces:
     """Straight pieces of a striker's samples before and after t_c (for its pre-contact speed)."""
     before, after = t <= t_c, t > t_c
-    pre = fit_line(t[before], xy[before], s.noise_moving_mm) if before.sum() >= 2 else None
-    post = fit_line(t[after], xy[after], s.noise_moving_mm) if after.sum() >= 2 else None
-    whole = fit_line(t, xy, s.noise_moving_mm)
+    pre = fit_line(t[before], xy[before], noise_model(s)) if before.sum() >= 2 else None
+    post = fit_line(t[after], xy[after], noise_model(s)) if after.sum() >= 2 else None
+    whole = fit_line(t, xy, noise_model(s))
     assert whole is not None
     return Pieces(pre or whole, post or whole, 0.0, False)
 
@@ -212,7 +217,7 @@ def _straight_margin(
     fits = []
     for x in (a, b):
         t, xy = hist.track(x, n_lo, n_hi)
-        f = fit_line(t, xy, s.noise_moving_mm)
+        f = fit_line(t, xy, noise_model(s))
         if f is None:
             return margin
         fits.append(f)

@@ -23,7 +23,7 @@ from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset
 from vision.events.pots import Gone, PotWatcher
-from vision.events.settings import EventSettings, frames
+from vision.events.settings import EventSettings, frames, noise_model
 from vision.events.shots import choose_striker, push_geometry, rest_layout
 from vision.types import BallStates
 
@@ -444,7 +444,7 @@ def _start_of(
     cue: Onset, obj: int, anchor: np.ndarray, t: np.ndarray, xy: np.ndarray, s: EventSettings
 ) -> Onset | None:
     """The object ball's start as an Onset-like record (its first moving samples), for the push geometry."""
-    fit = fit_line(t, xy, s.noise_moving_mm)
+    fit = fit_line(t, xy, noise_model(s))
     if fit is None:
         return None
     return Onset(obj, cue.t, cue.n_first, np.asarray(anchor, dtype=float), fit)

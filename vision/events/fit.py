@@ -33,11 +33,12 @@ class LineFit:
         return float(np.hypot(*self.v))
 
 
-def fit_line(t: np.ndarray, xy: np.ndarray, noise_mm: float) -> LineFit | None:
+def fit_line(t: np.ndarray, xy: np.ndarray, noise_mm: float | Callable[[float], float]) -> LineFit | None:
     """Least-squares line through the samples; None with fewer than two samples.
 
-    The standard error uses the larger of the stated noise and the residual scatter, so a piece that is
-    not straight (a hidden second kink, spin) is trusted less.
+    The standard error uses the larger of the stated noise (a number, or a function of the fitted speed:
+    motion blur grows the tracker's noise with speed) and the residual scatter, so a piece that is not
+    straight (a hidden second kink, spin) is trusted less.
     """
     n = len(t)
     if n < 2:
@@ -52,7 +53,8 @@ def fit_line(t: np.ndarray, xy: np.ndarray, noise_mm: float) -> LineFit | None:
     resid = xy - (p0 + np.outer(dt, v))
     rms = float(np.sqrt(np.mean(resid**2))) if n > 2 else 0.0
     scatter = rms * np.sqrt(n / (n - 2)) if n > 2 else 0.0
-    sigma = max(noise_mm, scatter)
+    noise = noise_mm(float(np.hypot(*v))) if callable(noise_mm) else noise_mm
+    sigma = max(noise, scatter)
     return LineFit(t0, p0, v, sigma / np.sqrt(sxx), rms, n)
 
 

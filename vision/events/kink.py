@@ -7,6 +7,7 @@ rest before the split is the fixed point of its rest anchor (zero velocity, know
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from vision.events.fit import LineFit, fit_line, fixed_point
 from vision.events.history import History
-from vision.events.settings import EventSettings
+from vision.events.settings import EventSettings, noise_model
 
 
 class RestLookup(Protocol):
@@ -54,7 +55,7 @@ def pieces(hist: History, rest: RestLookup, s: EventSettings, b: int, j: int, n_
     t_post, xy_post = hist.track(b, j + 1, n_hi)
     if len(t_post) < 2:
         return None
-    post = fit_line(t_post, xy_post, s.noise_moving_mm)
+    post = fit_line(t_post, xy_post, noise_model(s))
     if post is None:
         return None
     anchor = rest.anchor_at(b, hist.time(j))
@@ -62,7 +63,7 @@ def pieces(hist: History, rest: RestLookup, s: EventSettings, b: int, j: int, n_
         pre = fixed_point(anchor, hist.time(j), s.noise_rest_mm, 30)
         chi2_pre = float(np.sum((xy_pre - anchor) ** 2)) / s.noise_rest_mm**2 if len(t_pre) else 0.0
     else:
-        fitted = fit_line(t_pre, xy_pre, s.noise_moving_mm)
+        fitted = fit_line(t_pre, xy_pre, noise_model(s))
         if fitted is None:
             return None
         pre = fitted
@@ -72,7 +73,13 @@ def pieces(hist: History, rest: RestLookup, s: EventSettings, b: int, j: int, n_
 
 
 def best_split(
-    hist: History, rest: RestLookup, s: EventSettings, balls: tuple[int, ...], splits: range, n_lo: int, n_hi: int
+    hist: History,
+    rest: RestLookup,
+    s: EventSettings,
+    balls: tuple[int, ...],
+    splits: Sequence[int],
+    n_lo: int,
+    n_hi: int,
 ) -> tuple[int, list[Pieces]] | None:
     """The split (last frame before the kink) whose pieces fit all the balls best, with their pieces."""
     best: tuple[float, int, list[Pieces]] | None = None

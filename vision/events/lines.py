@@ -22,7 +22,7 @@ from calibration.table import Table
 from rules.events import Direction, Line
 from vision.events.fit import fit_line
 from vision.events.history import History
-from vision.events.settings import EventSettings
+from vision.events.settings import EventSettings, noise_model
 
 _UNKNOWN = 2
 
@@ -70,7 +70,7 @@ class LineWatcher:
         t_m = hist.time(m)
         for b in np.nonzero(moving)[0]:
             t, xy = hist.track(int(b), m - self.hw, m + self.hw)
-            fit = fit_line(t, xy, self.s.noise_moving_mm)
+            fit = fit_line(t, xy, noise_model(self.s))
             if fit is None:
                 continue
             x_hat = float(fit.at(t_m)[0])
@@ -117,7 +117,7 @@ class LineWatcher:
             return float(t[-1] if abs(x[-1]) < abs(x[0]) else t[0])
         k = int(flips[-1])
         lo, hi = max(0, k - self.hw + 1), min(len(t), k + self.hw + 1)
-        fit = fit_line(t[lo:hi], xy[lo:hi], self.s.noise_moving_mm)
+        fit = fit_line(t[lo:hi], xy[lo:hi], noise_model(self.s))
         if fit is None or abs(fit.v[0]) < 1e-6:
             return float(t[k] + (t[k + 1] - t[k]) * x[k] / (x[k] - x[k + 1]))
         t_root = fit.t0 + (x_line - fit.p0[0]) / fit.v[0]

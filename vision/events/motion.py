@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.events.fit import LineFit, fit_line
 from vision.events.history import History
-from vision.events.settings import EventSettings, frames
+from vision.events.settings import EventSettings, frames, noise_model
 from vision.types import BallState
 
 _ANCHOR_CAP = 120  # samples averaged into a rest anchor at most: a slow creep still drags it out
@@ -141,7 +141,7 @@ class MotionTracker:
             # one strong sample: the line from the anchor to it
             t = np.array([self.hist.time(st.first_off) - 1.0 / self.fps, t[0]])
             xy = np.vstack([st.anchor, xy[0]])
-        fit = fit_line(t, xy, self.s.noise_moving_mm)
+        fit = fit_line(t, xy, noise_model(self.s))
         if fit is None:
             return None
         t_on = self._start_time(fit, st.anchor, st.first_off)

@@ -8,6 +8,7 @@ ball centres with about 1-2 mm noise at rest and 4-6 mm in motion.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -17,7 +18,8 @@ class EventSettings:
 
     # --- measurement noise of the tracker (1 sigma, per axis) --------------------------------------
     noise_rest_mm: float = 1.5  # position noise of a ball at rest
-    noise_moving_mm: float = 5.0  # position noise of a moving ball
+    noise_moving_mm: float = 5.0  # position noise of a moving ball (motion blur) at and above blur_speed
+    blur_speed_mm_s: float = 500.0  # the noise grows linearly from noise_rest_mm at 0 to noise_moving_mm here
 
     # --- rest / motion ---------------------------------------------------------------------------
     onset_mm: float = 6.0  # a resting ball moves when its centre leaves its rest anchor by more than this
@@ -70,6 +72,16 @@ class EventSettings:
                 raise ValueError(f"EventSettings.{name} must be a finite number >= 0, got {value!r}")
         if self.kink_z_review > self.kink_z:
             raise ValueError(f"kink_z_review ({self.kink_z_review}) must not exceed kink_z ({self.kink_z})")
+
+
+def noise_model(s: EventSettings) -> Callable[[float], float]:
+    """Position noise (mm) of a ball moving at a given speed (mm/s), as the settings describe it."""
+
+    def noise(speed: float) -> float:
+        k = min(1.0, max(0.0, speed / s.blur_speed_mm_s)) if s.blur_speed_mm_s > 0 else 1.0
+        return s.noise_rest_mm + (s.noise_moving_mm - s.noise_rest_mm) * k
+
+    return noise
 
 
 def frames(seconds: float, fps: float, minimum: int = 1) -> int:
