@@ -154,6 +154,10 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         print(f"error: {exc}", file=sys.stderr)
         return 3
+    except KeyboardInterrupt:
+        progress.close()
+        print(f"interrupted: continue with  pyramid-monitor analyze {video} --out {out} --resume", file=sys.stderr)
+        return 130
     except ValueError as exc:
         progress.close()
         print(f"error: {exc}", file=sys.stderr)

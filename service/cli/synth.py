@@ -57,10 +57,11 @@ def run(args: argparse.Namespace) -> int:
             table = Table.load()
             timeline = line_timeline(table, args.fps, args.seconds, seed=args.seed)
             log: list[dict[str, Any]] = []
+            about = "hand-made renderer test: rack at rest, a ball rolling on straight lines"
         else:
-            timeline, log, table = load_scenario(args.scenario, args.seed, args.fps)
+            timeline, log, table, about = load_scenario(args.scenario, args.seed, args.fps)
         sim_s = time.perf_counter() - wall0
-        stats = render_timeline(timeline, table, args.out, args.seed, args.size, style, args.scenario, log)
+        stats = render_timeline(timeline, table, args.out, args.seed, args.size, style, args.scenario, log, about)
     except ValueError as exc:
         print(f"synth: {exc}", file=sys.stderr)
         return 2

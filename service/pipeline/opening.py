@@ -1,9 +1,10 @@
 """Is the first shot of a recording a break, or a shot from a position? Decided from what the camera saw.
 
 A break needs a pyramid racked on the rear spot and the cue ball in the house (1.8, 1.11). The rules
-package's `rules.rack.rack_looks_like` decides when it exists; until then a local test with the same
-meaning: every ball within a tolerance of some rack place (ids ignored: vision may not read numbers on a
-tight rack), most places filled, and the coloured ball in the house.
+package's `rules.rack.rack_looks_like` decides first; failing it, a local test that forgives up to two balls
+vision missed in the tight triangle: every object ball seen within a tolerance of a place of the full rack
+(ids ignored: numbers are hard to read on a tight rack), at least 13 places filled. And the coloured ball
+in the house.
 """
 
 from __future__ import annotations
@@ -51,8 +52,12 @@ def decide_opening(
     try:
         rack_mod = importlib.import_module("rules.rack")
         racked = bool(rack_mod.rack_looks_like(table, positions, tol_mm, min_balls=12))
-        why = "rules.rack.rack_looks_like: pyramid racked" if racked else "rules.rack.rack_looks_like: no rack"
+        why = "pyramid racked on the rear spot (rules.rack)"
     except (ModuleNotFoundError, AttributeError):
+        racked = False
+    if not racked:
+        # rules.rack wants an exact (possibly incomplete) pyramid; a full rack where vision missed a ball or
+        # two in the tight triangle is still a rack to the eye.
         racked, why = _local_rack_test(positions, table, tol_mm)
     if not racked:
         return OpeningDecision(Opening.POSITION, why)
