@@ -23,6 +23,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import cv2  # noqa: E402
 
 DEFAULT_DIR = Path("out/bench-cases/speed")
+SAMPLES = Path("sample_videos")
 TARGET_X = 2.0
 
 
@@ -36,7 +37,17 @@ def pin_one_core() -> int:
 
 
 def default_video(scenario: str = "break", seed: int = 0) -> Path:
-    """A cached 1920x1080 60 fps synthetic case (rendered on first use)."""
+    """The bundled 1080p60 sample (sample_videos/break) when present, else a synthetic case rendered once."""
+    from service.pipeline.video import probe
+
+    sample = SAMPLES / scenario / "video.mp4"
+    if sample.exists():
+        try:
+            meta = probe(sample)
+        except ValueError:
+            meta = None
+        if meta is not None and (meta.width, meta.height) == (1920, 1080) and round(meta.fps) == 60:
+            return sample
     case = DEFAULT_DIR / f"{scenario}-{seed}-1920x1080-60"
     if not (case / "video.mp4").exists():
         from synthetic.make import make_case

@@ -1,6 +1,6 @@
 """Verdict agreement: shots the whole pipeline judges as the ground truth's own events would be judged.
 
-    python -m bench.verdicts_bench                  # renders (once, cached) one case per scenario
+    python -m bench.verdicts_bench                  # sample_videos/, else renders one case per scenario once
     python -m bench.verdicts_bench --cases DIR      # every case folder below DIR (truth.json + video.mp4)
 
 For each case the real pipeline runs on the video (automatic calibration, detection, tracking, events),
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_DIR = Path("out/bench-cases/verdicts")
+SAMPLES = Path("sample_videos")
 TARGET = 0.98
 
 
@@ -62,7 +63,12 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
         verbose: bool = True) -> dict[str, Any]:
     from synthetic.truth import find_cases
 
-    root = Path(cases_dir) if cases_dir is not None else default_cases(size, fps, seed)
+    if cases_dir is not None:
+        root = Path(cases_dir)
+    elif find_cases(SAMPLES):  # the bundled samples (scripts/make_samples.py), each with its ground truth
+        root = SAMPLES
+    else:
+        root = default_cases(size, fps, seed)
     cases = find_cases(root)
     if not cases:
         raise ValueError(f"no case folders (truth.json + video.mp4) below {root}")

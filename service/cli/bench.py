@@ -40,8 +40,10 @@ def _run_one(name: str, cases: Path | None) -> dict[str, Any]:
         return dict(calibration_bench.run())
     if name == "tracking":
         from bench import tracking_bench, verdicts_bench
+        from synthetic.truth import find_cases
 
-        root = cases or verdicts_bench.default_cases((1920, 1080), 60.0, 0)
+        root = cases or (verdicts_bench.SAMPLES if find_cases(verdicts_bench.SAMPLES)
+                         else verdicts_bench.default_cases((1920, 1080), 60.0, 0))
         return dict(tracking_bench.run(root))
     if name == "events":
         from bench import events_bench
