@@ -34,15 +34,17 @@ class CaseStats:
     setup_s: float
 
 
-def load_scenario(name: str, seed: int, fps: float) -> tuple[Timeline, list[dict[str, Any]], Table]:
-    """The colleague's scenario registry (synthetic.scenarios): its timeline, referee log and table."""
+def load_scenario(name: str, seed: int, fps: float) -> tuple[Timeline, list[dict[str, Any]], Table, str]:
+    """A scenario of the registry (synthetic.scenarios) played: its timeline, referee log, table and description."""
     import synthetic.scenarios as scenarios  # imported late: the physics is heavy and optional here
 
     build: Callable[..., tuple[Timeline, list[dict[str, Any]]]] = scenarios.build
     timeline, log = build(name, seed, fps)
     # The scenario names its table spec; the timeline does not carry it.
-    table_name = getattr(scenarios.SCENARIOS[name](seed), "table", DEFAULT_SPEC)
-    return timeline, list(log), Table.load(table_name)
+    spec = scenarios.SCENARIOS[name](seed)
+    table_name = getattr(spec, "table", DEFAULT_SPEC)
+    about = " ".join(str(getattr(spec, k, "")) for k in ("description", "notes")).strip()
+    return timeline, list(log), Table.load(table_name), about
 
 
 def pixel_truth(camera: CameraModel, timeline: Timeline) -> np.ndarray:
@@ -120,6 +122,6 @@ def make_case(
     style: RenderStyle | None = None,
 ) -> Path:
     """Simulate a registered scenario, render it and write video.mp4, truth.json, truth.npz; returns out_dir."""
-    timeline, log, table = load_scenario(scenario, seed, fps)
-    render_timeline(timeline, table, Path(out_dir), seed, size, style, scenario, log)
+    timeline, log, table, about = load_scenario(scenario, seed, fps)
+    render_timeline(timeline, table, Path(out_dir), seed, size, style, scenario, log, about)
     return Path(out_dir)

@@ -25,6 +25,30 @@ def table_outer_half(table: Table) -> tuple[float, float]:
     return table.half_length + edge, table.half_width + edge
 
 
+def _corner_radius(width: int, height: int, focal: float, principal: tuple[float, float]) -> float:
+    """Largest normalised distorted radius of the frame plus the renderer's margin."""
+    m = 64.0
+    dx = max(principal[0] + m, width + m - principal[0])
+    dy = max(principal[1] + m, height + m - principal[1])
+    return math.hypot(dx, dy) / focal
+
+
+def _unfolding_k2(k1: float, k2: float, rd_max: float) -> float:
+    """Raise k2 until r(1 + k1 r^2 + k2 r^4) climbs past rd_max (x1.1) without folding back.
+
+    A strong negative k1 alone folds over inside the frame corners: those pixels would have no ray, and
+    no calibration could invert them. Real wide lenses have a positive k2 that prevents it.
+    """
+    r = np.linspace(0.0, 3.0, 3001)
+    while True:
+        rd = r * (1 + k1 * r**2 + k2 * r**4)
+        slope = 1 + 3 * k1 * r**2 + 5 * k2 * r**4
+        reach = rd[np.argmax(slope <= 0.2)] if np.any(slope <= 0.2) else rd[-1]
+        if reach >= 1.1 * rd_max:
+            return k2
+        k2 += 0.002
+
+
 def default_camera(table: Table, width: int = 1920, height: int = 1080, seed: int = 0) -> CameraModel:
     """A camera 2.6-3.5 m above the bed, tilted a few degrees, off-centre, with a wide lens's barrel
     distortion; the long axis runs roughly along the image width and the table fills 70-95 % of it.
@@ -54,6 +78,8 @@ def default_camera(table: Table, width: int = 1920, height: int = 1080, seed: in
     corners = np.array([[sx * table.half_length, sy * table.half_width, table.spec.cushion_nose_height_mm]
                         for sx in (-1, 1) for sy in (-1, 1)])
     for _ in range(40):
+        k2 = _unfolding_k2(k1, k2, _corner_radius(width, height, focal, principal))
+        dist = (k1, k2, float(p1), float(p2), 0.0)
         cam = CameraModel.look_at(eye, target, up, focal, width, height, dist=dist, principal=principal)
         px = cam.project(corners)
         margin = 0.02 * width

@@ -82,3 +82,18 @@ def test_frozen_ball_overlaps_the_cushion_in_the_image() -> None:
             assert over_cushion == 0
         else:
             assert over_cushion > 0.05 * (sp.alpha > 0.5).sum(), f"{over_cushion} px over the cushion"
+
+
+def test_lens_distortion_never_folds_inside_the_frame() -> None:
+    """Every pixel of the frame must have a ray: r(1 + k1 r^2 + k2 r^4) keeps climbing out to the corners."""
+    table = Table.load()
+    for seed in range(40):
+        for w, h in ((1920, 1080), (1280, 720)):
+            cam = default_camera(table, w, h, seed)
+            k1, k2 = cam.dist[0], cam.dist[1]
+            assert -0.2 <= k1 <= -0.05
+            corner = np.hypot(*np.maximum(cam.K[:2, 2], [w - cam.K[0, 2], h - cam.K[1, 2]])) / cam.K[0, 0]
+            r = np.linspace(0.0, 2.0, 2001)
+            rd = r * (1 + k1 * r**2 + k2 * r**4)
+            top = int(np.argmax(np.diff(rd) <= 0)) if np.any(np.diff(rd) <= 0) else len(r) - 1
+            assert rd[top] > corner, f"seed {seed}: the lens folds at r_d={rd[top]:.3f} < corner {corner:.3f}"
