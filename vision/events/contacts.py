@@ -106,6 +106,12 @@ def verify_contact(
     if min(z_a, z_b) < -s.kink_z:
         return None  # a strong change against the impulse: something else (a cushion) made this kink
     z, impulse = (z_a, j_a) if z_a >= z_b else (z_b, j_b)
+    kinked = pa if z_a >= z_b else pb
+    t_k = kinked.kink_time()
+    if z >= s.kink_z and t_k is not None and abs(t_k - t_c) < 3 * dt:
+        gap_k = float(np.hypot(*(pb.pre.at(t_k) - pa.pre.at(t_k)))) - 2 * radius
+        if abs(gap_k) > s.contact_gate_mm:
+            return None  # the kink happened with the balls apart: another collision made it
     if z < s.kink_z:
         margin = _straight_margin(hist, s, a, b, n_lo, n_hi, t_lo, t_hi, radius, margin)
     conf, review = kink_confidence(z, impulse, margin, s)

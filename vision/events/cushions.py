@@ -121,6 +121,10 @@ def verify_touch(
         return None  # moving away from the boundary already: not a bounce off it
     impulse = float(np.dot(pc.dv, n))
     z = impulse / max(pc.sigma_dv, 1e-9)
+    t_k = pc.kink_time()
+    near_nose = t_k is None or abs(float(bound.distance(pc.pre.at(t_k))) - radius) <= s.contact_gate_mm
+    if z >= s.kink_z and t_k is not None and abs(t_k - t_c) < 3 * dt and not near_nose:
+        return None  # the kink happened away from the nose: a ball made it
     conf, review = kink_confidence(z, impulse, margin, s)
     if conf <= 0.0:
         return None

@@ -8,6 +8,7 @@ the stream is `emit_hold_s` past them. shot_end needs the settle window by defin
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from enum import StrEnum
 from typing import Any
@@ -264,35 +265,64 @@ class EventDetector:
         self._uncaused_start(striker, group)
         return True
 
-    def _cluster(self, o: Onset) -> set[int]:
-        """Balls at rest (or starting) joined to the starting ball by a chain of touching balls."""
+    def _cluster(self, o: Onset) -> dict[int, int]:
+        """Balls at rest joined to the starting ball by a chain of touching balls: {ball: the next ball
+        on the chain towards the starting one} (breadth first, so chains are shortest)."""
         t0 = o.t - 1.0 / self.fps
         pts = {x: a for x in range(len(self.ids)) if x != o.ball and (a := self.motion.anchor_at(x, t0)) is not None}
         pts[o.ball] = o.anchor
-        seen, todo = {o.ball}, [o.ball]
+        parent = {o.ball: o.ball}
+        todo = [o.ball]
         while todo:
-            x = todo.pop()
+            x = todo.pop(0)
             for y, p in pts.items():
-                if y not in seen and self.table.ball_gap(pts[x], p) <= self.s.cause_gap_mm:
-                    seen.add(y)
+                if y not in parent and self.table.ball_gap(pts[x], p) <= self.s.cause_gap_mm:
+                    parent[y] = x
                     todo.append(y)
-        return seen - {o.ball}
+        del parent[o.ball]
+        return parent
+
+    def _recent(self, x: int, t: float) -> bool:
+        w = 2 * self.s.cause_window_s
+        return bool(abs(self.last_hit[x] - t) <= w or abs(self.started[x] - t) <= w)
 
     def _cluster_hit(self, o: Onset, members: set[int]) -> bool:
         """A ball joined to this one by touching balls (outside its own group) was hit or started."""
-        w = 2 * self.s.cause_window_s
-        return any(
-            abs(self.last_hit[x] - o.t) <= w or abs(self.started[x] - o.t) <= w for x in self._cluster(o) - members
-        )
+        return any(self._recent(x, o.t) for x in self._cluster(o) if x not in members)
 
     def _contacts_in_cluster(self, o: Onset) -> None:
-        w = 2 * self.s.cause_window_s
-        for x in self._cluster(o):
-            touching = (
-                self.table.ball_gap(o.anchor, self.hist.xy[(o.n_first - 1) % self.hist.size, x]) <= self.s.cause_gap_mm
+        """The chain of contacts that carried an impulse through touching balls to this one: the first
+        link proven by this ball's start, the links through balls that stayed still (Newton's cradle)
+        reported at the start time with confidence 0.75 and extra {"cluster": true}."""
+        parent = self._cluster(o)
+        sources = [x for x in parent if self._recent(x, o.t)]
+        if not sources:
+            return
+        depth = {x: self._depth(parent, x) for x in sources}
+        x = min(sources, key=lambda y: depth[y])
+        t_src = max(t for t in (self.last_hit[x], self.started[x]) if abs(t - o.t) <= 2 * self.s.cause_window_s)
+        path = [x]
+        while path[-1] in parent:
+            path.append(parent[path[-1]])  # ends with the starting ball
+        for a, b in itertools.pairwise(path):
+            key = (min(a, b), max(a, b))
+            if abs(t_src - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
+                continue
+            if b == o.ball and self._contact_from_start(a, o):
+                continue
+            self.last_pair[key] = t_src
+            self.last_hit[[a, b]] = np.maximum(self.last_hit[[a, b]], t_src)
+            ev = Event(
+                EventType.BALL_CONTACT, t_src, 0, 0.75, balls=(self.ids[a], self.ids[b]), extra={"cluster": True}
             )
-            if touching and (abs(self.last_hit[x] - o.t) <= w or abs(self.started[x] - o.t) <= w):
-                self._contact_from_start(x, o)
+            self._emit(ev)
+
+    @staticmethod
+    def _depth(parent: dict[int, int], x: int) -> int:
+        d = 0
+        while x in parent:
+            x, d = parent[x], d + 1
+        return d
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving or just-hit ball
@@ -313,18 +343,19 @@ class EventDetector:
             speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(tk[-1] - tk[0]), 1.0 / self.fps)
             gap = float(np.min(np.hypot(*(xy - o.anchor).T))) - 2 * self.R
             active = self.motion.anchor_at(a, t) is None or abs(self.last_hit[a] - t) <= s.cause_window_s
-            if active and gap <= s.cause_gap_mm + speed * s.cause_window_s:
+            if active and gap <= s.cause_gap_mm + speed / self.fps:
                 caused = True
                 self._contact_from_start(a, o)
         return caused
 
-    def _contact_from_start(self, a: int, o: Onset) -> None:
+    def _contact_from_start(self, a: int, o: Onset) -> bool:
         m = o.n_first - 1
         n_hi = min(self.hist.newest, o.n_first + self.D)
         c = verify_contact(self.hist, self.motion, self.s, a, o.ball, m, m - 1 - self.W, n_hi, self.R, self.fps)
-        if c is not None:
-            self._contact(c)
-            self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)
+        if c is None or not self._contact(c):
+            return False
+        self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)
+        return c.confidence >= 0.5
 
     def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
         s, b = self.s, o.ball
