@@ -11,6 +11,7 @@ keeps identities when two balls meet.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -42,6 +43,32 @@ def contact_time(p: np.ndarray, v: np.ndarray, q: np.ndarray, u: np.ndarray, dis
         return None
     t = (-b - np.sqrt(disc)) / (2 * a)
     return float(t) if 0.0 <= t <= dt else None
+
+
+def contact_pairs(tracks: list[Any], dist: float, dt: float) -> list[tuple[int, int, float]]:
+    """(i, j, t) for every pair, at least one of them moving, whose centres come within `dist` at time t in
+    [0, dt] on straight paths (tracks need prev_xy, prev_v). Vectorised over all pairs."""
+    n = len(tracks)
+    if n < 2:
+        return []
+    p = np.array([t.prev_xy for t in tracks], dtype=float)
+    v = np.array([t.prev_v for t in tracks], dtype=float)
+    moving = np.hypot(v[:, 0], v[:, 1]) > 1.0
+    iu, ju = np.triu_indices(n, 1)
+    sel = moving[iu] | moving[ju]
+    iu, ju = iu[sel], ju[sel]
+    dp, dv = p[iu] - p[ju], v[iu] - v[ju]
+    a = (dv * dv).sum(1)
+    b = 2.0 * (dp * dv).sum(1)
+    c = (dp * dp).sum(1) - dist * dist
+    disc = b * b - 4 * a * c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (-b - np.sqrt(np.maximum(disc, 0.0))) / (2 * a)
+    hit = (a > 1e-9) & (disc >= 0) & (t >= 0) & (t <= dt)
+    touching = (c <= 0) & (b < 0)  # in contact already and approaching
+    t = np.where(touching, 0.0, t)
+    ok = hit | touching
+    return [(int(i), int(j), float(tt)) for i, j, tt in zip(iu[ok], ju[ok], t[ok], strict=True)]
 
 
 def cost_matrix(hyps: list[list[Hypothesis]], dets: np.ndarray, extra: np.ndarray | None = None) -> tuple[

@@ -51,50 +51,56 @@ def peel_centres(
 
 
 def mean_shift(
-    weights: np.ndarray, centres: np.ndarray, radius: float, iterations: int = 6
+    weights: np.ndarray, centres: np.ndarray, radius: float, iterations: int = 5
 ) -> tuple[np.ndarray, np.ndarray]:
     """Move each centre to the weighted centroid of `weights` (float32, 0..1) within `radius`; repeat.
 
-    Returns the refined centres and each disc's mean weight (its fill, 0..1). With weights clipped below the
-    ball's own contrast, the inside of a ball is flat and the limb is lower, so the fixed point is the
-    disc centre and a touching neighbour adds only its dim limb. The window edge is anti-aliased so that
-    the result moves smoothly with sub-pixel shifts.
+    Returns the refined centres and each disc's mean weight (its fill, 0..1). On a mask that is flat over
+    the ball, the fixed point is the disc centre, and a touching neighbour only adds what reaches into the
+    window. The window edge is anti-aliased so that the result moves smoothly with sub-pixel shifts.
+    All centres are iterated together (vectorised).
     """
+    c = np.asarray(centres, dtype=float).reshape(-1, 2).copy()
+    if len(c) == 0:
+        return c, np.zeros(0)
     h, w = weights.shape
     n = int(np.ceil(radius)) + 1
-    out = np.asarray(centres, dtype=float).reshape(-1, 2).copy()
-    fill = np.zeros(len(out))
     yy, xx = np.mgrid[-n : n + 1, -n : n + 1].astype(np.float32)
-    for k in range(len(out)):
-        cx, cy = float(out[k, 0]), float(out[k, 1])
-        win = None
-        for _ in range(iterations):
-            ix, iy = int(cx + 0.5), int(cy + 0.5)
-            x0, y0 = ix - n, iy - n
-            if x0 < 0 or y0 < 0 or ix + n + 1 > w or iy + n + 1 > h:
-                win = None
-                break
-            patch = weights[y0 : iy + n + 1, x0 : ix + n + 1]
-            dx, dy = xx + (ix - cx), yy + (iy - cy)
-            win = np.clip(radius + 0.5 - np.sqrt(dx * dx + dy * dy), 0.0, 1.0)
-            wts = patch * win
-            total = float(wts.sum())
-            if total <= 1e-6:
-                break
-            sx, sy = float((wts * dx).sum()) / total, float((wts * dy).sum()) / total
-            cx, cy = cx + sx, cy + sy
-            if abs(sx) + abs(sy) < 0.02:
-                break
-        out[k] = (cx, cy)
-        if win is not None:
-            ix, iy = int(cx + 0.5), int(cy + 0.5)
-            x0, y0 = ix - n, iy - n
-            if x0 >= 0 and y0 >= 0 and ix + n + 1 <= w and iy + n + 1 <= h:
-                patch = weights[y0 : iy + n + 1, x0 : ix + n + 1]
-                dx, dy = xx + (ix - cx), yy + (iy - cy)
-                inner = (dx * dx + dy * dy) <= (0.9 * radius) ** 2
-                fill[k] = float(patch[inner].mean())
-    return out, fill
+    for _ in range(iterations + 1):
+        ix, iy = np.floor(c[:, 0] + 0.5).astype(int), np.floor(c[:, 1] + 0.5).astype(int)
+        gy = np.clip(iy[:, None, None] + yy.astype(int)[None], 0, h - 1)
+        gx = np.clip(ix[:, None, None] + xx.astype(int)[None], 0, w - 1)
+        patch = weights[gy, gx]
+        dx = xx[None] + (ix - c[:, 0]).astype(np.float32)[:, None, None]
+        dy = yy[None] + (iy - c[:, 1]).astype(np.float32)[:, None, None]
+        d = np.sqrt(dx * dx + dy * dy)
+        win = np.clip(radius + 0.5 - d, 0.0, 1.0)
+        wts = patch * win
+        total = wts.sum(axis=(1, 2))
+        ok = total > 1e-6
+        sx = np.where(ok, (wts * dx).sum(axis=(1, 2)) / np.maximum(total, 1e-6), 0.0)
+        sy = np.where(ok, (wts * dy).sum(axis=(1, 2)) / np.maximum(total, 1e-6), 0.0)
+        if _ == iterations or np.all(np.abs(sx) + np.abs(sy) < 0.02):
+            inner = d <= 0.9 * radius
+            fill = (patch * inner).sum(axis=(1, 2)) / np.maximum(inner.sum(axis=(1, 2)), 1)
+            break
+        c[:, 0] += sx
+        c[:, 1] += sy
+    return c, fill.astype(float)
+
+
+def disc_mean(img: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """Mean of `img` inside `radius` of each centre (integer-rounded centres, clipped at the border)."""
+    c = np.rint(np.asarray(centres, dtype=float).reshape(-1, 2)).astype(int)
+    if len(c) == 0:
+        return np.zeros(0)
+    h, w = img.shape
+    n = int(np.ceil(radius))
+    yy, xx = np.mgrid[-n : n + 1, -n : n + 1]
+    keep = yy * yy + xx * xx <= radius * radius
+    iy = np.clip(c[:, 1:2] + yy[keep][None, :], 0, h - 1)
+    ix = np.clip(c[:, 0:1] + xx[keep][None, :], 0, w - 1)
+    return img[iy, ix].mean(axis=1).astype(float)
 
 
 def ring_support(mask: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:

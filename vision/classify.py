@@ -22,25 +22,19 @@ class ColourRule:
     yellow_hue_deg: tuple[float, float] = (120.0, 200.0)  # angle of (Cb - 128, Cr - 128) measured from +Cb
 
 
-def disc_stats(rect: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
-    """(K, 3) median (Y, Cr, Cb) inside 0.65 r of each centre, without specular highlights (Y > 240)."""
-    h, w = rect.shape[:2]
-    n = int(np.ceil(radius))
-    out = np.full((len(centres), 3), np.nan)
-    for k, (cx, cy) in enumerate(np.asarray(centres, dtype=float).reshape(-1, 2)):
-        ix, iy = round(cx), round(cy)
-        x0, y0, x1, y1 = max(ix - n, 0), max(iy - n, 0), min(ix + n + 1, w), min(iy + n + 1, h)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        patch = rect[y0:y1, x0:x1].reshape(-1, 3).astype(np.float32)
-        py, px = np.mgrid[y0:y1, x0:x1]
-        inside = ((px - cx) ** 2 + (py - cy) ** 2 <= (0.65 * radius) ** 2).ravel()
-        sel = patch[inside & (patch[:, 0] <= 240)]
-        if len(sel) == 0:
-            sel = patch[inside]
-        if len(sel):
-            out[k] = np.median(sel, axis=0)
-    return out
+def disc_stats(planes: tuple[np.ndarray, np.ndarray, np.ndarray], centres: np.ndarray, radius: float) -> np.ndarray:
+    """(K, 3) median (Y, Cr, Cb) inside 0.65 r of each centre (the median ignores the small highlight)."""
+    h, w = planes[0].shape
+    n = int(np.ceil(0.65 * radius))
+    yy, xx = np.mgrid[-n : n + 1, -n : n + 1]
+    keep = yy * yy + xx * xx <= (0.65 * radius) ** 2
+    dy, dx = yy[keep], xx[keep]
+    c = np.rint(np.asarray(centres, dtype=float).reshape(-1, 2)).astype(int)
+    if len(c) == 0:
+        return np.zeros((0, 3))
+    iy = np.clip(c[:, 1:2] + dy[None, :], 0, h - 1)
+    ix = np.clip(c[:, 0:1] + dx[None, :], 0, w - 1)
+    return np.stack([np.median(p[iy, ix], axis=1) for p in planes], axis=1).astype(float)
 
 
 def classify(stats: np.ndarray, rule: ColourRule | None = None) -> np.ndarray:

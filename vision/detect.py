@@ -1,7 +1,9 @@
 """Ball detection in table space: rectify the bed, score against the cloth model, split blobs into discs of
 the known radius, refine, classify, and map to table mm at ball-centre height.
 
-cv2 stays in this module and its helpers (rectify, background, blobs); the output is a `Detections`.
+Speed: the bed is resampled at a few mm per pixel with precomputed maps; blobs are found by connected
+components on a 4x smaller mask and everything after that works in small windows around them; frames in
+which nothing changed (a tiny difference image against the last full detection) reuse that detection.
 """
 
 from __future__ import annotations
@@ -13,24 +15,29 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.table import Table
-from vision.background import ClothModel, blob_mask
-from vision.blobs import mean_shift, response_peaks, ring_support
+from vision.background import ClothModel, Planes, blob_mask
+from vision.blobs import disc_mean, mean_shift, response_peaks, ring_support
 from vision.classify import ColourRule, classify, disc_stats
 from vision.rectify import Rectifier, frame_layout
 from vision.types import Detections
 
 PATCH = 12  # side of the texture patch kept per ball for spin detection (pixels of the camera frame)
+SMALL = 4  # connected components run on a mask this many times smaller
+OCCLUDED_CONF = 0.4  # confidence factor for a disc found inside an arm / cue blob
 
 
 @dataclass
 class DetectorConfig:
     mm_per_px: float = 4.0
     threshold: int = 45  # foreground score threshold (see ScoreWeights)
-    score_clip: int = 110  # score at which a pixel counts fully in the refinement
+    score_clip: int = 110  # score at which a pixel counts fully when splitting blobs
     weight_floor: int = 30  # score below which a pixel does not count (shadows, cloth texture)
-    min_fill: float = 0.45  # below this mean clipped score inside the disc: not a ball
+    min_fill: float = 0.45  # below this mean weight inside the disc: not a ball
     max_ring: float = 0.55  # unexplained foreground around a disc above this: part of an occluder
     bg_rate: float = 0.02
+    bg_every: int = 4  # update the cloth model every n-th full detection
+    quiet_level: int = 5  # max change of a 4x4-averaged pixel for a frame to count as unchanged
+    quiet_max_frames: int = 30  # re-detect at least this often even when nothing changes
 
 
 class BallDetector:
@@ -51,98 +58,147 @@ class BallDetector:
         self.colour_rule = colour_rule or ColourRule()
         self.r_px = self.rect.radius_px
         self.occluder_mask = np.zeros((self.rect.h, self.rect.w), np.uint8)  # rectified, 255 = occluder
-        self.last_rect: np.ndarray | None = None
+        self.last_planes: Planes | None = None
         self._open = max(3, round(self.r_px * 0.6) | 1)
+        self._small_bed = self._shrink(self.rect.bed_mask) > 0
+        self._ref_tiny: np.ndarray | None = None
+        self._last: Detections | None = None
+        self._quiet_run = 0
+        self._full_count = 0
+        self._fg = np.zeros((self.rect.h, self.rect.w), np.uint8)
+        self.skipped = 0  # frames answered from the last detection (for reports)
+
+    def _shrink(self, img: np.ndarray) -> np.ndarray:
+        """Block average by SMALL (an exact integer factor takes OpenCV's fast path)."""
+        w, h = self.rect.w // SMALL, self.rect.h // SMALL
+        return cv2.resize(img[: h * SMALL, : w * SMALL], (w, h), interpolation=cv2.INTER_AREA)
 
     # --- main entry ------------------------------------------------------------------------------
-    def detect(self, frame: np.ndarray, hints_mm: np.ndarray | None = None) -> Detections:
-        """Balls in one BGR or I420 frame. `hints_mm` (S, 2): predicted centres, used to split blobs."""
-        rect = self.rect.rectify(frame)
-        self.last_rect = rect
+    def detect(self, frame: np.ndarray, hints_mm: np.ndarray | None = None, allow_skip: bool = False) -> Detections:
+        """Balls in one BGR or I420 frame. `hints_mm` (S, 2): predicted centres, used to split blobs.
+        `allow_skip`: the caller knows nothing is moving, so an unchanged frame may reuse the last result."""
+        planes = self.rect.rectify_planes(frame)
+        self.last_planes = planes
+        tiny = self._shrink(planes[0])
+        if allow_skip and self._quiet(tiny):
+            self.skipped += 1
+            assert self._last is not None
+            return self._last
+        self._ref_tiny, self._quiet_run = tiny, 0
         if not self.cloth.ready:
-            self.cloth.initialise(rect)
-        score = self.cloth.score(rect)
-        mask = blob_mask(score, self.config.threshold, self._open)
-        cv2.bitwise_and(mask, self.rect.bed_mask, dst=mask)
-        lo, hi = self.config.weight_floor, self.config.score_clip
-        weights = np.clip((score.astype(np.float32) - lo) / (hi - lo), 0.0, 1.0)
+            self.cloth.initialise(planes)
+        score = self.cloth.score(planes)
+        fg = blob_mask(score, self.config.threshold, self._open)
+        mask = cv2.bitwise_and(fg, self.rect.bed_mask)  # blobs are looked for on the bed only...
         hints_px = self.rect.to_px(hints_mm) if hints_mm is not None and len(hints_mm) else np.zeros((0, 2))
-        centres, conf = self._centres(rect, mask, weights, hints_px)
-        self._update_cloth(rect, mask, centres)
-        return self._build(frame, rect, centres, conf)
+        self._fg = fg  # ...but a ball in a pocket mouth is refined on all of its disc
+        centres, conf = self._centres(planes, score, mask, hints_px)
+        self._full_count += 1
+        if self._full_count % self.config.bg_every == 0:
+            self._update_cloth(planes, mask, centres)
+        self._last = self._build(frame, planes, centres, conf)
+        return self._last
+
+    def _quiet(self, tiny: np.ndarray) -> bool:
+        if self._ref_tiny is None or self._last is None or self._quiet_run >= self.config.quiet_max_frames:
+            return False
+        diff = cv2.absdiff(tiny, self._ref_tiny)
+        if int(diff[self._small_bed].max(initial=0)) > self.config.quiet_level:
+            return False
+        self._quiet_run += 1
+        return True
 
     # --- stages --------------------------------------------------------------------------------
     def _centres(
-        self, rect: np.ndarray, mask: np.ndarray, weights: np.ndarray, hints_px: np.ndarray
+        self, planes: Planes, score: np.ndarray, mask: np.ndarray, hints_px: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
+        """Blobs on a small mask; seeds per blob at full table resolution; one vectorised refinement."""
         r = self.r_px
         disc_area = np.pi * r * r
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        all_c: list[np.ndarray] = []
-        all_conf: list[np.ndarray] = []
+        small = self._shrink(mask)
+        n, _, stats, _ = cv2.connectedComponentsWithStats((small > 0).view(np.uint8), connectivity=8)
         self.occluder_mask[:] = 0
         pad = int(np.ceil(r)) + 2
+        H, W = mask.shape
+        seeds: list[np.ndarray] = []
+        groups: list[tuple[np.ndarray, tuple[int, int], int, int]] = []  # (sub mask, origin, first, count)
         for i in range(1, n):
-            x, y, w, h, area = stats[i]
-            if area < 0.3 * disc_area:
-                continue
-            x0, y0 = max(x - pad, 0), max(y - pad, 0)
-            x1, y1 = min(x + w + pad, mask.shape[1]), min(y + h + pad, mask.shape[0])
-            sub = (labels[y0:y1, x0:x1] == i).astype(np.uint8) * 255
-            wsub = weights[y0:y1, x0:x1] * (sub > 0)
-            if area < 1.5 * disc_area:
-                seeds = np.asarray([cents[i] - (x0, y0)])
-            else:
-                inside = hints_px[
-                    (hints_px[:, 0] >= x0) & (hints_px[:, 0] < x1) & (hints_px[:, 1] >= y0) & (hints_px[:, 1] < y1)
-                ]
-                inside = inside - (x0, y0)
-                if len(inside):
-                    ok = sub[np.clip(inside[:, 1].round().astype(int), 0, y1 - y0 - 1),
-                             np.clip(inside[:, 0].round().astype(int), 0, x1 - x0 - 1)] > 0
-                    inside = inside[ok]
-                seeds = _merge_seeds(inside, response_peaks(wsub, r), r)
-            if len(seeds) == 0:
-                self._mark_occluder(sub, x0, y0)
-                continue
-            c, fill = mean_shift(wsub, seeds, r)
-            # re-centre on the lit-surface mask, flat whatever the shading (score weights follow the
-            # lamp's highlight); keep the score result where that mask is empty (a black ball)
-            lit = self.cloth.ballness(rect, (x0, y0, x1, y1)).astype(np.float32) / 255.0
-            c2, fill2 = mean_shift(lit, c, r)
-            use = fill2 >= self.config.min_fill
-            c[use] = c2[use]
-            c, fill = _dedupe(c, fill, r)
-            ring = ring_support(sub, c, r) if area >= 1.5 * disc_area else np.zeros(len(c))
-            keep = (fill >= self.config.min_fill) & (ring <= self.config.max_ring)
-            covered = np.pi * r * r * keep.sum()
-            if area > covered + 1.2 * disc_area:
-                self._mark_occluder(sub, x0, y0)
-            conf = np.clip(fill, 0, 1) * (1.0 - 0.6 * ring)
-            all_c.append(c[keep] + (x0, y0))
-            all_conf.append(conf[keep])
-        if not all_c:
+            x, y, w, h, _ = stats[i]
+            x0, y0 = max(x * SMALL - pad, 0), max(y * SMALL - pad, 0)
+            x1, y1 = min((x + w) * SMALL + pad, W), min((y + h) * SMALL + pad, H)
+            msub = mask[y0:y1, x0:x1]
+            m, labels, st, cents = cv2.connectedComponentsWithStats(msub, connectivity=8)
+            for j in range(1, m):
+                area = st[j, 4]
+                if area < 0.3 * disc_area:
+                    continue
+                if area < 1.5 * disc_area:
+                    seeds.append(cents[j : j + 1] + np.array([x0, y0]))
+                    continue
+                sub = (labels == j).astype(np.uint8) * 255
+                lo, hi = self.config.weight_floor, self.config.score_clip
+                wsub = np.clip((score[y0:y1, x0:x1].astype(np.float32) - lo) / (hi - lo), 0.0, 1.0) * (sub > 0)
+                s = _merge_seeds(_hints_in(hints_px, sub, x0, y0), response_peaks(wsub, r), r)
+                if len(s) == 0:
+                    self._mark_occluder(sub, x0, y0)
+                    continue
+                groups.append((sub, (x0, y0), sum(len(q) for q in seeds), len(s)))
+                seeds.append(s + np.array([x0, y0]))
+        if not seeds:
             return np.zeros((0, 2)), np.zeros(0)
-        return np.concatenate(all_c), np.concatenate(all_conf)
+        c0 = np.concatenate(seeds)
+        # centre on the lit-surface mask, flat whatever the shading (score weights follow the lamp's
+        # highlight); fall back to the score where that mask is empty (a black ball, a dark set)
+        lit = cv2.bitwise_and(self.cloth.ballness(planes), self._fg).astype(np.float32) / 255.0
+        c, fill = mean_shift(lit, c0, r)
+        weak = fill < self.config.min_fill
+        if weak.any():
+            lo, hi = self.config.weight_floor, self.config.score_clip
+            weights = np.clip((score.astype(np.float32) - lo) / (hi - lo), 0.0, 1.0) * (mask > 0)
+            c[weak], fill[weak] = mean_shift(weights, c0[weak], r)
+        # a ball fills its disc in the foreground mask (a cue butt or a sleeve edge does not)
+        keep = (fill >= self.config.min_fill) & (disc_mean(mask, c, 0.8 * r) >= 0.7 * 255)
+        conf = np.clip(fill, 0.0, 1.0)
+        for sub, (x0, y0), first, count in groups:
+            k = np.arange(first, first + count)
+            ok = k[keep[k]]
+            unexplained = int((sub > 0).sum()) - disc_area * len(ok)
+            if not weak[k].any() and unexplained < 1.2 * disc_area:
+                continue  # a rack, a frozen pair or cluster: fully explained by lit discs
+            # an arm, a sleeve or a cue over or among balls: no dark-only discs, no overlapping discs
+            # (balls cannot overlap, an arm's outline can), a clear ring around each remaining disc, and
+            # what is kept there is only partly trusted
+            keep[k] &= ~weak[k]
+            keep[k] &= _non_overlapping(c[k], fill[k], 1.7 * r) | ~keep[k]
+            for _ in range(2):
+                ok = k[keep[k]]
+                ring = ring_support(sub, c[ok] - (x0, y0), r)
+                keep[ok] &= ring <= self.config.max_ring
+            ok = k[keep[k]]
+            if len(ok):
+                conf[ok] *= OCCLUDED_CONF * (1.0 - 0.6 * ring_support(sub, c[ok] - (x0, y0), r))
+            self._mark_occluder(sub, x0, y0)
+        return _dedupe(c[keep], conf[keep], r)
 
     def _mark_occluder(self, sub: np.ndarray, x0: int, y0: int) -> None:
         h, w = sub.shape
         region = self.occluder_mask[y0 : y0 + h, x0 : x0 + w]
         cv2.bitwise_or(region, sub, dst=region)
 
-    def _update_cloth(self, rect: np.ndarray, mask: np.ndarray, centres_px: np.ndarray) -> None:
+    def _update_cloth(self, planes: Planes, mask: np.ndarray, centres_px: np.ndarray) -> None:
         freeze = cv2.dilate(mask, np.ones((7, 7), np.uint8))
         for cx, cy in centres_px:
             cv2.circle(freeze, (round(cx), round(cy)), int(np.ceil(self.r_px * 1.6)), 255, -1)
-        self.cloth.update(rect, freeze)
+        self.cloth.update(planes, freeze)
 
-    def _build(self, frame: np.ndarray, rect: np.ndarray, centres_px: np.ndarray, conf: np.ndarray) -> Detections:
+    def _build(self, frame: np.ndarray, planes: Planes, centres_px: np.ndarray, conf: np.ndarray) -> Detections:
         if len(centres_px) == 0:
             d = Detections.empty()
             d.data["patch"] = np.zeros((0, PATCH, PATCH), np.uint8)
+            d.data["colour"] = np.zeros((0, 3))
             return d
         xy_mm = self.rect.to_mm(centres_px)
-        stats = disc_stats(rect, centres_px, self.r_px)
+        stats = disc_stats(planes, centres_px, self.r_px)
         cls = classify(stats, self.colour_rule)
         xy_px = self.rect.image_px(xy_mm)
         dist = np.linalg.norm(
@@ -150,9 +206,7 @@ class BallDetector:
         )
         radius_px = self.camera.K[0, 0] * self.table.ball_radius / dist
         patches = self._patches(frame, xy_px, radius_px)
-        return Detections(
-            xy_mm, np.clip(conf, 0, 1), cls, xy_px, radius_px, {"patch": patches, "colour": stats}
-        )
+        return Detections(xy_mm, np.clip(conf, 0, 1), cls, xy_px, radius_px, {"patch": patches, "colour": stats})
 
     def _patches(self, frame: np.ndarray, xy_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
         """Grey texture inside each ball (its number, its marks) from the full-resolution frame."""
@@ -172,6 +226,16 @@ class BallDetector:
         return out
 
 
+def _hints_in(hints_px: np.ndarray, sub: np.ndarray, x0: int, y0: int) -> np.ndarray:
+    """Hints (predicted centres) that fall on this blob, in window coordinates."""
+    h, w = sub.shape
+    p = hints_px - (x0, y0)
+    p = p[(p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)]
+    if len(p) == 0:
+        return p
+    return p[sub[np.rint(p[:, 1]).astype(int).clip(0, h - 1), np.rint(p[:, 0]).astype(int).clip(0, w - 1)] > 0]
+
+
 def _merge_seeds(first: np.ndarray, more: np.ndarray, r: float) -> np.ndarray:
     """`first` plus those of `more` not within one radius of any of `first`."""
     if len(first) == 0:
@@ -180,12 +244,28 @@ def _merge_seeds(first: np.ndarray, more: np.ndarray, r: float) -> np.ndarray:
     return np.vstack([first, np.asarray(far).reshape(-1, 2)])
 
 
+def _non_overlapping(c: np.ndarray, fill: np.ndarray, min_dist: float) -> np.ndarray:
+    """Mask of centres kept when any two closer than min_dist cannot both be balls (the fuller wins)."""
+    keep = np.ones(len(c), bool)
+    for i in np.argsort(-fill):
+        if keep[i]:
+            d = np.hypot(c[:, 0] - c[i, 0], c[:, 1] - c[i, 1])
+            keep &= ~((d < min_dist) & (np.arange(len(c)) != i) & (fill <= fill[i]))
+    return keep
+
+
 def _dedupe(c: np.ndarray, fill: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
     """Drop centres that converged onto the same ball (closer than one radius), keeping the fuller one."""
+    if len(c) < 2:
+        return c, fill
+    d = np.hypot(c[:, None, 0] - c[None, :, 0], c[:, None, 1] - c[None, :, 1])
+    close = d < r
+    np.fill_diagonal(close, False)
+    if not close.any():
+        return c, fill
     order = np.argsort(-fill)
-    kept: list[int] = []
+    dropped = np.zeros(len(c), bool)
     for i in order:
-        if all(np.hypot(*(c[i] - c[j])) >= r for j in kept):
-            kept.append(int(i))
-    kept.sort()
-    return c[kept], fill[kept]
+        if not dropped[i]:
+            dropped |= close[i] & (fill <= fill[i]) & (np.arange(len(c)) != i)
+    return c[~dropped], fill[~dropped]

@@ -16,7 +16,7 @@ from filterpy.kalman import KalmanFilter
 from calibration.table import Table
 from rules.events import BALL_IDS
 from vision import kalman
-from vision.assign import Hypothesis, ambiguity, contact_time, cost_matrix, solve
+from vision.assign import Hypothesis, ambiguity, contact_pairs, cost_matrix, solve
 from vision.identity import COLOURED_ID, from_position_map, from_rack
 from vision.types import BallClass, BallState, BallStates, Detections
 
@@ -150,7 +150,7 @@ class TrackSet:
             speed = float(np.hypot(*v))
             if tr.state == BallState.MOVING:
                 hs.append(Hypothesis(p, 0.5 * speed * dt + 5.0, 2.0, p, dt))
-                if self.table.pocket_at(pred) is not None:
+                if self._near_pocket(pred):
                     hs.append(Hypothesis(pred, max(s, 2.0), 0.5, p, dt))
             reach = cfg.vmax_mm_s * dt * (1.0 + tr.misses) / 3.0
             if tr.state == BallState.HIDDEN:
@@ -158,25 +158,26 @@ class TrackSet:
             hs.append(Hypothesis(p, reach, 6.0, p, dt))
             out.append(hs)
         # contacts between pairs: both balls may stop or start at the contact point
-        two_r = 2.0 * self.R + 6.0
-        for i, a in enumerate(active):
-            for j in range(i + 1, len(active)):
-                b = active[j]
-                if a.state != BallState.MOVING and b.state != BallState.MOVING:
-                    continue
-                tc = contact_time(a.prev_xy, a.prev_v, b.prev_xy, b.prev_v, two_r, dt)
-                if tc is None:
-                    continue
-                rel = float(max(np.hypot(*a.prev_v), np.hypot(*b.prev_v)))
-                std = rel * (dt - tc) / 2.0 + 8.0
-                for k, tr in ((i, a), (j, b)):
-                    pt = tr.prev_xy + tr.prev_v * tc
-                    out[k].append(Hypothesis(pt, std, 0.5, pt, max(dt - tc, 0.25 * dt)))
+        for i, j, tc in contact_pairs(active, 2.0 * self.R + 6.0, dt):
+            a, b = active[i], active[j]
+            rel = float(max(np.hypot(*a.prev_v), np.hypot(*b.prev_v)))
+            std = rel * (dt - tc) / 2.0 + 8.0
+            for k, tr in ((i, a), (j, b)):
+                pt = tr.prev_xy + tr.prev_v * tc
+                out[k].append(Hypothesis(pt, std, 0.5, pt, max(dt - tc, 0.25 * dt)))
         return out
+
+    def _near_pocket(self, p: np.ndarray) -> bool:
+        """pocket_at, skipped for the bulk of the bed far from every pocket (it is called a lot)."""
+        near_end = abs(p[0]) > self.table.half_length - 200.0
+        near_middle = abs(p[0]) < 200.0
+        if abs(p[1]) < self.table.half_width - 200.0 or not (near_end or near_middle):
+            return False
+        return self.table.pocket_at(p) is not None
 
     def _mirror(self, p: np.ndarray) -> np.ndarray:
         """Reflect a prediction that went through a cushion back onto the bed (not in pocket mouths)."""
-        if self.table.pocket_at(p) is not None:
+        if self._near_pocket(p):
             return p
         lim = np.array([self.table.half_length - self.R, self.table.half_width - self.R])
         q = p.copy()
@@ -255,7 +256,7 @@ class TrackSet:
             return
         if tr.state == BallState.MOVING and tr.misses <= cfg.lost_frames:
             # coast along the prediction; a centre predicted past a cushion nose can only have left the bed
-            pocket = self.table.pocket_at(tr.xy) or self.table.pocket_at(p)
+            pocket = self.table.pocket_at(tr.xy) or self.table.pocket_at(p)  # rare: only when a ball vanishes
             gone = pocket is not None or not self.table.on_bed(tr.xy)
             if gone and tr.misses >= cfg.lost_frames:
                 tr.state = BallState.POTTED if pocket is not None else BallState.OFF_TABLE

@@ -9,7 +9,7 @@ from calibration.table import Table
 from rules.events import BALL_IDS
 from vision.detect import BallDetector, DetectorConfig
 from vision.track import TrackerConfig, TrackSet
-from vision.types import BallStates, Detections
+from vision.types import BallState, BallStates, Detections
 
 
 class BallTracker:
@@ -29,8 +29,10 @@ class BallTracker:
         self.last_detections: Detections = Detections.empty()
 
     def update(self, frame: np.ndarray, t: float) -> BallStates:
-        hints = np.array([tr.xy for tr in self.tracks.tracks.values() if tr.in_play]).reshape(-1, 2)
-        dets = self.detector.detect(frame, hints_mm=hints)
+        live = [tr for tr in self.tracks.tracks.values() if tr.in_play]
+        hints = np.array([tr.xy for tr in live]).reshape(-1, 2)
+        calm = self.tracks.t is not None and all(tr.state != BallState.MOVING for tr in live)
+        dets = self.detector.detect(frame, hints_mm=hints, allow_skip=calm)
         self.last_detections = dets
         return self.tracks.step(dets, t, self._occluded)
 
