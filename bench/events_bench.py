@@ -1,6 +1,7 @@
 """Event benchmark: precision / recall / F1 per event type against ground truth, timing error, first contact.
 
     python -m bench.events_bench                       # the built-in kinematic set, noisy truth tracks
+    python -m bench.events_bench --cases physics --n 3 # synthetic.scenarios through the full physics
     python -m bench.events_bench --cases DIR           # synthetic case folders (truth.json + truth.npz)
     python -m bench.events_bench --cases DIR --source tracker
 
@@ -106,6 +107,23 @@ def kinematic_cases(n_per_kind: int, seed: int, fps: float, noise: NoiseModel) -
         yield Case(name, table, fps, res.events, noisy_states(res.t, res.pos, res.state, res.ids, nm))
 
 
+def physics_cases(seeds: range, fps: float, noise: NoiseModel) -> Iterator[Case]:
+    """The scenario registry of synthetic.scenarios played by the full physics (no video needed)."""
+    import synthetic.scenarios as scenarios
+    from synthetic.make import load_scenario
+
+    k = 0
+    for seed in seeds:
+        for name in scenarios.SCENARIOS:
+            timeline, _, table, _ = load_scenario(name, seed, fps)
+            if not timeline.events:
+                continue
+            k += 1
+            nm = NoiseModel(noise.sigma_rest_mm, noise.sigma_moving_mm, noise.p_miss, noise.seed + k)
+            states = noisy_states(timeline.t, timeline.pos_mm, timeline.state, timeline.ids, nm)
+            yield Case(f"{name}-{seed}", table, fps, timeline.events, states)
+
+
 def folder_cases(root: Path, source: str, noise: NoiseModel) -> Iterator[Case]:
     from synthetic.truth import GroundTruth
 
@@ -150,10 +168,15 @@ def run(
     if source not in ("truth-noisy", "tracker"):
         raise ValueError(f"source must be 'truth-noisy' or 'tracker', got {source!r}")
     nm = noise if noise is not None else NoiseModel()
-    if cases_dir is None or str(cases_dir) == "kinematic":
+    if str(cases_dir) == "physics":
+        if source != "truth-noisy":
+            raise ValueError("the physics set has no video: use source='truth-noisy' or give --cases")
+        cases: Iterator[Case] = physics_cases(range(seed, seed + n_per_kind), fps, nm)
+        label = f"physics scenarios (seeds {seed}..{seed + n_per_kind - 1})"
+    elif cases_dir is None or str(cases_dir) == "kinematic":
         if source != "truth-noisy":
             raise ValueError("the kinematic set has no video: use source='truth-noisy' or give --cases")
-        cases: Iterator[Case] = kinematic_cases(n_per_kind, seed, fps, nm)
+        cases = kinematic_cases(n_per_kind, seed, fps, nm)
         label = f"kinematic set ({n_per_kind} per kind, seed {seed})"
     else:
         cases = folder_cases(Path(cases_dir), source, nm)
@@ -242,7 +265,12 @@ def _print(res: dict[str, Any], misses: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Event detector benchmark")
-    ap.add_argument("--cases", default=None, help="folder of synthetic cases; default: the built-in kinematic set")
+    ap.add_argument(
+        "--cases",
+        default=None,
+        help="folder of synthetic cases (truth.json + truth.npz [+ video.mp4]), 'physics' (synthetic.scenarios "
+        "played by the physics, --n seeds) or 'kinematic' (default: bench.events_scenarios, --n per kind)",
+    )
     ap.add_argument("--source", default="truth-noisy", choices=("truth-noisy", "tracker"))
     ap.add_argument("--n", type=int, default=12, help="kinematic set: shots per kind")
     ap.add_argument("--seed", type=int, default=0)

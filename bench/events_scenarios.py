@@ -84,9 +84,9 @@ def scenario(kind: str, seed: int, table: Table, fps: float) -> tuple[str, SimRe
         ang = rng.uniform(0, 2 * np.pi)
         balls = ["1", "2", "4"]
         for i, b in enumerate(balls):
-            p = base + 2 * (r + 0.05) * i * np.array([np.cos(ang), np.sin(ang)])
-            sim.place(b, tuple(p))
-            taken.append(p)
+            q = base + 2 * (r + 0.05) * i * np.array([np.cos(ang), np.sin(ang)])
+            sim.place(b, (float(q[0]), float(q[1])))
+            taken.append(q)
         cue = _free_spot(rng, table, taken, r + 40)
         sim.place("C", tuple(cue))
         taken.append(cue)

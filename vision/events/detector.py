@@ -454,11 +454,8 @@ class EventDetector:
         self.out.append(replace(ev, frame=self._frame_of(ev.t)))
 
     def _frame_of(self, t: float) -> int:
-        """The first frame at or after t (the first frame that shows the event)."""
-        c = self.hist.counter_at(t)
-        if self.hist.time(c) < t - 1e-9 and c + 1 <= self.hist.newest:
-            c += 1
-        return self.hist.frame_no(c)
+        """The last frame at or before t (the convention of the synthetic ground truth)."""
+        return self.hist.frame_no(self.hist.counter_at(t + 1e-9))
 
     def _release(self, final: bool) -> list[Event]:
         mark = np.inf if final else self.now - self.s.emit_hold_s
