@@ -83,7 +83,7 @@ def score_plot_svg(verdicts: list[VerdictView]) -> str | None:
         ys = [0]
         for v in verdicts:
             ys.append(v.score.get(p, ys[-1]))
-        ax.step(xs, ys, where="post", label=str(p))
+        ax.plot(xs, ys, marker="o", markersize=3, label=str(p))
     for v in verdicts:
         if v.is_foul:
             ax.axvline(v.shot, color="#d33", alpha=0.25, lw=1)
