@@ -55,6 +55,7 @@ class ShotFacts:
     double_hit: bool = False
     ignored_contacts: list[Event] = field(default_factory=list)
     moved: set[str] = field(default_factory=set)
+    review_notes: list[str] = field(default_factory=list)  # facts the referee should check
 
     @property
     def contact(self) -> bool:
@@ -183,14 +184,22 @@ def analyse_shot(
         if e.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS):
             moved.update(e.agents)
     facts.moved = moved
-    _pots_and_jumps(facts, events, rec.post_events, end, moved)
+    _pots_and_jumps(facts, events, rec.post_events, end, moved, table)
     facts.disturbed = [e for e in events if e.type is EventType.BALL_DISTURBED]
     facts.disturbed_before = [e for e in rec.before_events if e.type is EventType.BALL_DISTURBED]
     return facts
 
 
+def _hanging_at_start(e: Event, start: Mapping[str, Point], table: Table) -> bool:
+    """1.23: was the ball at rest hanging over a pocket? Vision's `hanging` flag, or its start in a mouth."""
+    if e.extra.get("hanging"):
+        return True
+    xy = start.get(e.ball or "")
+    return xy is None or table.pocket_at(xy) is not None
+
+
 def _pots_and_jumps(facts: ShotFacts, events: Sequence[Event], post: Sequence[Event],
-                    end: Mapping[str, Point] | None, moved: set[str]) -> None:
+                    end: Mapping[str, Point] | None, moved: set[str], table: Table) -> None:
     seen: set[str] = set()
     for e in [*events, *_sorted(post)]:
         b = e.ball
@@ -201,11 +210,16 @@ def _pots_and_jumps(facts: ShotFacts, events: Sequence[Event], post: Sequence[Ev
             if e.extra.get("returned") or (end is not None and b in end and not after_end):
                 facts.restored.append((b, "1.22.5"))  # jumped back out of the pocket: not potted, no foul
                 continue
-            if b not in moved:
+            if b not in moved and (after_end or _hanging_at_start(e, facts.start_positions, table)):
                 # Fell by itself without being touched in this shot: restored (1.23.1); the referee
                 # overrides to a replay when it changed the shot (1.23.2).
                 facts.restored.append((b, "1.23.1"))
                 continue
+            if b not in moved:
+                # Not hanging, so something moved it: a contact vision could not separate (a cluster, the
+                # rack at the break). Potted by the shot, for the referee to check.
+                facts.review_notes.append(f"ball {b} was potted with no reported contact moving it: taken as "
+                                          "potted by the shot (not a hanging ball, 1.23)")
             seen.add(b)
             facts.potted.append(Pot(b, e.pocket, e))  # after the end: stopped on the lip, then fell (1.23.3)
         elif e.type is EventType.OFF_TABLE and not after_end:

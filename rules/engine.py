@@ -196,15 +196,13 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         return _replay(st, rec, facts, player, prep.review, override)
 
     potted = [(p.ball, p.pocket) for p in facts.potted]
-    gone = {*facts.potted_balls, *facts.jumped_balls}
-    remaining = [b for b in st.balls if b != "C" and b not in gone]
-    if after and not fouls and not remaining:
-        after = []
-        readings.append(READINGS["after_last_ball"])
     break_illegal = rep.break_illegal and any(f.clause in ("1.12.1", "1.5.3") for f in fouls)
     si = ShotInput(st, player, is_break, potted, facts.jumped_balls, bool(fouls), break_illegal,
                    prep.nomination if rs.nominate.value != "none" else None,
                    nomination_during if rs.nominate.value != "none" else None, as_nominated, facts.struck)
+    if after and not fouls and _ends_frame(st, rs, score_shot(rs, si, after_foul=False)):
+        after = []  # 1.22.3 note: a violation after the shot that ended the frame is not penalised
+        readings.append(READINGS["after_last_ball"])
     out = score_shot(rs, si, after_foul=bool(after))
     readings.extend(out.readings)
     if facts.chain.legal and facts.chain.clause == "1.20(1)" and not out.counted and not is_break:
@@ -285,6 +283,18 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     return st2, verdict
 
 
+def _ends_frame(st: MatchState, rs: RuleSet, out: Outcome) -> bool:
+    """Does a shot with this outcome end the frame: a player at his target, or no object ball left?"""
+    score = {p: st.score.get(p, 0) + out.points.get(p, 0) for p in st.players}
+    targets = {p: st.targets.get(p, rs.target) + out.target_delta.get(p, 0) for p in st.players}
+    if any(score[p] >= targets[p] for p in st.players):
+        return True
+    if rs.at_seventy is AtSeventy.LAG_PLAYOFF and all(score[p] == 70 for p in st.players):
+        return False  # 5.5.7: the frame goes on after a lag
+    left = [b for b in st.balls if b != "C" and b not in out.shelf] + [b for b in out.spot if b != "C"]
+    return not left
+
+
 def _drop_unknown_balls(st: MatchState, facts: ShotFacts, review: list[str]) -> None:
     """Pots and jumps of balls the engine does not have on the bed cannot be judged: dropped, for review."""
     on_bed = set(st.balls) | {facts.struck}
@@ -314,7 +324,9 @@ def _streak(st: MatchState, facts: ShotFacts, foul: bool, player: str) -> dict[s
     if not st.draw_warning:
         return streak
     unchanged = foul and not (facts.moved - {facts.struck}) and not facts.potted
-    streak[player] = streak.get(player, 0) + 1 if unchanged else 0
+    if not unchanged:
+        return {p: 0 for p in st.players}  # "подряд": any other stroke breaks the run for both players
+    streak[player] = streak.get(player, 0) + 1
     return streak
 
 

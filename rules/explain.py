@@ -14,7 +14,7 @@ from rules.verdict import Result, Review, event_ref
 
 def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], cfg: RulesSettings) -> Review:
     """Mark the verdict for the referee when it rests on a low-confidence event or a near-tolerance gap."""
-    reasons = list(extra)
+    reasons = [*extra, *facts.review_notes]
     rests = list(facts.chain.rests_on)
     if facts.first_contact is not None:
         rests.insert(0, facts.first_contact)

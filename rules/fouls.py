@@ -65,14 +65,17 @@ class FoulReport:
         return self.brk is not None and not self.brk.legal
 
 
-def judge_break(facts: ShotFacts, rs: RuleSet) -> BreakJudgement:
-    """1.12.1: after the first contact, a legal pot, three object balls to cushions, or two and a crossing."""
+def judge_break(facts: ShotFacts, rs: RuleSet, violated: bool = False) -> BreakJudgement:
+    """1.12.1: after the first contact, a legal pot, three object balls to cushions, or two and a crossing.
+
+    `violated`: the shot broke another rule, so no ball in it is legally potted (1.22.3) and (1) cannot hold.
+    """
     if not facts.contact:
         return BreakJudgement(False, "1.5.3", "the cue ball touched no object ball")
     ch = facts.chain
     cue = facts.struck
     pots = [b for b in ch.potted if b != cue or rs.cue_pot is not CuePot.FOUL]
-    if pots:
+    if pots and not violated:
         return BreakJudgement(True, "1.12.1(1)", f"{name(pots[0])} potted")
     cush = [b for b in ch.cushion_balls if b != cue]
     if len(cush) >= 3:
@@ -81,7 +84,8 @@ def judge_break(facts: ShotFacts, rs: RuleSet) -> BreakJudgement:
     if len(cush) == 2 and crossers:
         return BreakJudgement(True, "1.12.1(3)", f"object balls {' and '.join(cush)} touched cushions and "
                               f"{name(crossers[0])} crossed the centre line")
-    return BreakJudgement(False, "1.12.1", f"only {len(cush)} object ball(s) touched a cushion"
+    illegal_pot = f"{name(pots[0])} was potted in a shot with a violation, not legally (1.22.3); " if pots else ""
+    return BreakJudgement(False, "1.12.1", f"{illegal_pot}only {len(cush)} object ball(s) touched a cushion"
                           + (f" and {len(crossers)} crossed the centre line" if crossers else
                              " and none crossed the centre line"))
 
@@ -179,7 +183,7 @@ def detect_fouls(
         text = str(r.get("reason") or _REFEREE_TEXT.get(clause, "entered by the referee"))
         f.append(Foul(clause, text, source="referee"))
     if is_break:
-        rep.brk = judge_break(facts, rs)
+        rep.brk = judge_break(facts, rs, violated=bool(f))
         if not rep.brk.legal:
             f.append(Foul("1.12.1", rep.brk.text))
     elif facts.contact and require_1_20 and not facts.chain.legal:

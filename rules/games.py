@@ -89,7 +89,7 @@ RULE_SETS: dict[Game, RuleSet] = {
     ),
     Game.CLASSIC71: RuleSet(
         Game.CLASSIC71, "Classic pyramid to 71 (001)", target=71, cue_any=False, nominate=Nominate.CLASSIC,
-        numbered_values=True, last_ball_bonus=0, cue_pot=CuePot.FOUL, foul_pay=FoulPay.TRANSFER_FLOOR,
+        numbered_values=True, last_ball_bonus=10, cue_pot=CuePot.FOUL, foul_pay=FoulPay.TRANSFER_FLOOR,
         foul_points=5, at_seventy=AtSeventy.DRAW,
         clauses={"pot": "001 ball and pocket", "score": "001", "foul_points": "001 penalties",
                  "foul": "001 penalties", "nominate": "001", "cue_pot": "001 (b)"},
@@ -208,6 +208,8 @@ def _legal_pots(rs: RuleSet, si: ShotInput, out: Outcome) -> None:
             last = counted[-1]
             out.counted = [(b, v + rs.last_ball_bonus if b == last else v) for b, v in out.counted]
             out.notes.append(f"ball {last} was the last object ball: +{rs.last_ball_bonus} (5.5.1)")
+            if rs.game is Game.CLASSIC71:
+                out.readings.append(READINGS["classic_last_ball"])
     out.shelf.extend(counted)
     _add(out.points, p, sum(v for _, v in out.counted))
     if cue_potted:

@@ -27,6 +27,8 @@ READINGS: dict[str, str] = {
     "missing_nomination": "committed reading: a missing nomination is not a foul",
     "clean_as_nominated": "committed reading: clean designation: the nominated ball in the nominated pocket "
     "counts as falling as nominated unless the referee says otherwise; every other ball potted is spotted",
+    "classic_last_ball": "engine reading: Classic 71 pot values are those of 5.x (RULES.md: 'as 5.x'), the last "
+    "ball +10 (5.5.1) included: the values total 140, which 71 to win and the 70-70 draw of 001 presuppose",
     "classic_general": "committed reading: the general rules 1.x apply to Classic 71",
     "classic_floor": "committed reading: a penalty against a player at 0 leaves him at 0 and lowers the "
     "opponent's target (001); a player with fewer points than the penalty pays what he has, the rest lowers "
@@ -41,5 +43,6 @@ READINGS: dict[str, str] = {
     "taken first, then one of the four choices of 1.12.2; a re-rack is an incomplete pyramid",
     "one_penalty": "committed reading: several failed rules are all listed and one penalty is charged (1.29.2)",
     "no_contact": "committed reading: with no contact at all, 1.5.3 is cited",
-    "after_last_ball": "rule 1.22: a violation after the last ball of a frame is not penalised",
+    "after_last_ball": "rule 1.22.3 note: a violation after the shot that ended the frame is not penalised and "
+    "the result stands",
 }

@@ -155,10 +155,23 @@ def test_jumped_object_ball_is_spotted() -> None:
 
 
 def test_hanging_ball_falling_by_itself_is_restored() -> None:
-    """1.23.1: a ball nobody touched fell during the shot: restored, nothing counted."""
-    v = one(play_rows("russian71", [*SAFE_2B, ("pot", "11", "rear_right")],
+    """1.23.1: a ball hanging in a pocket mouth that nobody touched fell during the shot: restored."""
+    from rules.rack import full_rack
+
+    balls = {b: list(xy) for b, xy in full_rack(TABLE).items() if b != "11"}
+    balls["11"] = list(TABLE.pockets["rear_right"].mouth_centre)
+    balls["C"] = [-1200.0, 0.0]
+    v = one(play_rows("russian71", [*SAFE_2B, ("pot", "11", "rear_right")], state={"balls": balls},
                       before=[{"type": "nominate", "ball": "11", "pocket": "rear_right"}]))
     assert v.legal and v.potted == () and v.score["A"] == 0
+
+
+def test_ball_potted_with_no_reported_contact_is_potted_and_reviewed() -> None:
+    """Not hanging (in the rack), so the shot moved it through a contact vision could not separate."""
+    v = one(play_rows("russian71", [*SAFE_2B, ("pot", "11", "rear_right")],
+                      before=[{"type": "nominate", "ball": "11", "pocket": "rear_right"}]))
+    assert v.legal and [p["ball"] for p in v.potted_counted] == ["11"] and v.score["A"] == 11
+    assert v.review.flag and any("no reported contact" in r for r in v.review.reasons)
 
 
 def test_ball_stopping_on_the_lip_then_falling_is_potted_by_the_shot() -> None:
