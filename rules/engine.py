@@ -88,7 +88,9 @@ def play_lag(st: MatchState, rec: LagRecord, table: Table, cfg: RulesSettings) -
     """A lag (1.7): its winner breaks or hands the break over; at 70-70 he plays next (5.5.7)."""
     st, prep = settle(st, rec.before, table)
     balls = {str(k): str(v) for k, v in dict(rec.request.get("balls")).items()}
-    res = judge_lag(table, rec.events, balls, min_confidence=cfg.review_confidence)
+    crossed, unknown = _crossed_long_axis(rec, balls)
+    res = judge_lag(table, rec.events, balls, crossed, min_confidence=cfg.review_confidence)
+    prep.review.extend(f"crossed_long_axis names ball {b}, which is not a lag ball: ignored" for b in unknown)
     purpose = "seventy" if st.playoff else "break"
     st = replace(st, decisions=tuple(d for d in st.decisions if d.kind is not DecisionKind.LAG))
     decisions: tuple[Decision, ...] = ()
@@ -101,6 +103,22 @@ def play_lag(st: MatchState, rec: LagRecord, table: Table, cfg: RulesSettings) -
     reasons = tuple(res.review) + tuple(prep.review)
     review = Review(bool(reasons), reasons, ())
     return st, LagVerdict(res.winner, res.replay, dict(res.reasons), decisions, review, purpose)
+
+
+def _crossed_long_axis(rec: LagRecord, balls: dict[str, str]) -> tuple[set[str], list[str]]:
+    """1.7.2(1) as vision reports it: `crossed_long_axis: [balls]` on the lag's events (normally shot_end).
+
+    Rest positions cannot show a ball that went into the opponent's half and came back.
+    """
+    crossed: set[str] = set()
+    unknown: list[str] = []
+    for e in rec.events:
+        for b in e.extra.get("crossed_long_axis") or ():
+            if str(b) in balls:
+                crossed.add(str(b))
+            else:
+                unknown.append(str(b))
+    return crossed, unknown
 
 
 def _clock(st: MatchState, rec: ShotRecord, player: str) -> tuple[dict[str, object] | None, str | None, int]:
@@ -232,6 +250,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
             result = Result.MATCH_WON
     if rs.nominate.value != "none" and result is Result.CONTINUE and next_player is not None:
         decisions = [*decisions, Decision(DecisionKind.NOMINATION, next_player, (), rs.clauses.get("nominate", ""))]
+    if rs.cue_any and result is Result.CONTINUE and next_player is not None:
+        decisions = [*decisions, Decision(DecisionKind.CUE_BALL_CHOICE, next_player, (), rs.clauses["cue_choice"])]
     ext_left = dict(st.extensions_left)
     ext_left[player] = ext_left.get(player, 0) - ext_used
     st2 = replace(

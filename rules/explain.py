@@ -99,7 +99,7 @@ def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, 
         parts.append("The frame is drawn.")
     elif winner is not None:
         parts.append(f"{winner} wins the {'match' if result is Result.MATCH_WON else 'frame'}.")
-    owed = [d for d in decisions if d.kind.value not in ("nomination",)]
+    owed = [d for d in decisions if d.kind.value not in ("nomination", "cue_ball_choice")]  # owed every shot
     if owed:
         parts.append("Owed: " + "; ".join(f"{d.kind.value.replace('_', ' ')} by {d.by} ({d.clause})"
                                            for d in owed) + ".")

@@ -66,7 +66,8 @@ RULE_SETS: dict[Game, RuleSet] = {
         Game.FREE, "Free pyramid", target=8, cue_any=True, nominate=Nominate.NONE, numbered_values=False,
         last_ball_bonus=0, cue_pot=CuePot.COUNTS, foul_pay=FoulPay.PENALTY_BALL, foul_points=1,
         at_seventy=AtSeventy.NONE,
-        clauses={"pot": "2.5.5", "score": "2.6", "foul_points": "2.6", "foul": "2.7", "cue_pot": "2.5.4"},
+        clauses={"pot": "2.5.5", "score": "2.6", "foul_points": "2.6", "foul": "2.7", "cue_pot": "2.5.4",
+                 "cue_choice": "2.5.1"},
     ),
     Game.COMBINED: RuleSet(
         Game.COMBINED, "Combined pyramid", target=8, cue_any=False, nominate=Nominate.NONE, numbered_values=False,

@@ -178,6 +178,6 @@ def apply_defaults(st: MatchState, start_positions: Mapping[str, Point] | None,
         elif dec.kind is DecisionKind.LAG:
             st = _drop(st, dec.kind)
             prep.review.append(f"lag owed (5.5.7) not recorded: {st.to_play} assumed to play")
-        elif dec.kind in (DecisionKind.NOMINATION, DecisionKind.CUE_BALL_IN_HAND):
+        elif dec.kind in (DecisionKind.NOMINATION, DecisionKind.CUE_BALL_IN_HAND, DecisionKind.CUE_BALL_CHOICE):
             st = _drop(st, dec.kind)
     return st

@@ -67,6 +67,7 @@ class DecisionKind(StrEnum):
     REMOVE_BALL = "remove_ball"  # 3.5.2, 4.5.2
     DYNAMIC_CHOICE = "dynamic_choice"  # 4.7: take_ball | ball_in_hand
     NOMINATION = "nomination"  # 5.5.2, 001
+    CUE_BALL_CHOICE = "cue_ball_choice"  # 2.5.1: Free, any ball may be the cue ball (made by striking it)
     CUE_BALL_IN_HAND = "cue_ball_in_hand"  # place the cue ball: house / rear_house / anywhere
     LAG = "lag"  # 1.7, 5.5.7
     LAG_CHOICE = "lag_choice"  # 1.7.4: break or hand the break over

@@ -1,0 +1,88 @@
+"""Review of the engine against the seeds: decisions owed, the lag, the verdict contract (review findings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from calibration.table import Table
+from rules.engine import judge_log
+from rules.inputs import parse_log
+from rules.logbuild import NO_CHAIN, SAFE_2B, LogBuilder, play_rows
+from rules.state import DecisionKind
+from rules.verdict import LagVerdict, Verdict
+
+TABLE = Table.load()
+POT7 = [("contact", "C", "7"), ("pot", "7", "rear_left")]
+
+
+def verdicts(rows: list[dict[str, Any]]) -> list[Verdict]:
+    return judge_log(parse_log(rows), table=TABLE).verdicts
+
+
+def owed(v: Verdict) -> dict[DecisionKind, tuple[str, str]]:
+    return {d.kind: (d.by, d.clause) for d in v.decisions_owed}
+
+
+# --- 2.5.1: in Free the next player chooses the cue ball before every shot but the break ---------------
+@pytest.mark.parametrize("game,steps,by", [
+    ("free", POT7, "A"),  # a pot keeps the turn with a fresh choice (2.5.2)
+    ("free", SAFE_2B, "B"),  # the turn passes with the choice (2.5.3)
+    ("free", NO_CHAIN, "B"),  # a foul: the non-offender (unless he hands the shot back)
+    ("combined", SAFE_2B, None),
+    ("dynamic", SAFE_2B, None),
+    ("russian71", SAFE_2B, None),
+])
+def test_free_cue_ball_choice_is_owed(game: str, steps: list, by: str | None) -> None:
+    v = verdicts(play_rows(game, steps))[-1]
+    got = owed(v).get(DecisionKind.CUE_BALL_CHOICE)
+    assert got == (None if by is None else (by, "2.5.1"))
+
+
+def test_free_cue_ball_choice_not_owed_when_the_frame_ends() -> None:
+    v = verdicts(play_rows("free", POT7, state={"score": {"A": 7, "B": 0}}))[-1]
+    assert v.winner == "A" and DecisionKind.CUE_BALL_CHOICE not in owed(v)
+
+
+def test_free_cue_ball_choice_is_settled_by_the_stroke() -> None:
+    lb = LogBuilder("free")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot(SAFE_2B)
+    lb.shot([("contact", "9", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear")], struck="9")
+    v = verdicts(lb.rows)[-1]
+    assert v.legal and v.player == "B" and not any("cue_ball_choice" in r for r in v.review.reasons)
+
+
+# --- 1.7.2(1): a lag ball reported crossing the long axis (shot_end extra) loses -------------------------
+def _lag(crossed: list[str] | None) -> list[dict[str, Any]]:
+    lb = LogBuilder("russian71", breaker=None)
+    lb.add("lag", balls={"C": "A", "1": "B"})
+    lb.rows.append({"type": "shot_start", "t": lb._tick(), "frame": 1, "ball": "C",
+                    "positions": {"C": [-1200.0, 300.0], "1": [-1200.0, -300.0]}})
+    for s in [("cushion", "C", "rear"), ("cushion", "1", "rear")]:
+        lb.rows.append(lb.step(s))
+    end: dict[str, Any] = {"type": "shot_end", "t": lb._tick(), "frame": 2,
+                           "positions": {"C": [-1500.0, 300.0], "1": [-1700.0, -300.0]}}
+    if crossed is not None:
+        end["crossed_long_axis"] = crossed
+    lb.rows.append(end)
+    return lb.rows
+
+
+@pytest.mark.parametrize("crossed,winner,clause", [
+    (None, "B", "1.7.1"),  # ball 1 stopped nearer the front cushion
+    ([], "B", "1.7.1"),
+    (["1"], "A", "1.7.2(1)"),  # ... but it went into A's half and came back: lost
+    (["C", "1"], None, "1.7.3"),  # both lost: replay
+])
+def test_lag_long_axis_crossing_reported_by_vision(crossed: list[str] | None, winner: str | None,
+                                                   clause: str) -> None:
+    lag = judge_log(parse_log(_lag(crossed)), table=TABLE).outputs[0]
+    assert isinstance(lag, LagVerdict) and lag.winner == winner
+    assert clause in lag.reasons["B"]
+
+
+def test_lag_long_axis_crossing_of_an_unknown_ball_is_reviewed() -> None:
+    lag = judge_log(parse_log(_lag(["7"])), table=TABLE).outputs[0]
+    assert isinstance(lag, LagVerdict) and lag.winner == "B" and lag.review.flag
