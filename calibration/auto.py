@@ -100,6 +100,10 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
     fractions = _side_fractions(sides, perm if not how.endswith("(turned)") else tuple((p + 2) % 4 for p in perm))
     pockets = dark_pockets(lab, cam, table)
     conf = float(np.clip(1.0 - rms / MAX_RMS_MM, 0.0, 1.0) * min(1.0, 1.5 * min(fractions)))
+    if sp.markings_painted and len(spots) + len(found_lines) < 2:
+        # painted markings not where the fit puts them: the cushion edges may be the wrong ones
+        conf *= 0.5
+        notes.append("warning: few painted markings found where the fit predicts them; check the overlay")
     n_edge = int((obs.side >= 0).sum())
     quality = Quality(CalibrationMethod.AUTO, rms, n_edge, fractions, len(spots), len(pockets), conf)
     notes.append(f"markings used: {', '.join([*found_lines, *spots]) or 'none'}")

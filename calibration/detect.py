@@ -14,6 +14,7 @@ import numpy as np
 from calibration.result import CalibrationError
 
 WORK_WIDTH = 480  # width of the downscaled copy used to find the cloth
+OPEN_MM_FRACTION = 0.04  # opening kernel as a share of the frame width (~80 px at 1920: wider than an arm)
 NOT_FOUND = "could not find the table: give the four bed corners with --corners x1,y1,x2,y2,x3,y3,x4,y4"
 
 
@@ -90,13 +91,16 @@ def find_cloth(image_bgr: np.ndarray) -> ClothRegion:
     a0, b0 = float(np.median(lab[..., 1][near])), float(np.median(lab[..., 2][near]))
     # hue-like distance: the direction of (a, b) matters more than its length, which lamps wash out
     c0 = float(np.hypot(a0, b0))
-    da, db = lab[..., 1] - a0, lab[..., 2] - b0
     along = (lab[..., 1] * a0 + lab[..., 2] * b0) / max(c0, 1e-6)
     across = np.abs(lab[..., 1] * b0 - lab[..., 2] * a0) / max(c0, 1e-6)
-    spread = float(np.percentile(np.hypot(da, db)[near], 90))
-    tol = max(8.0, 2.5 * spread)
+    # tolerance from the spread of the hue-like distance over the cloth candidates themselves
+    spread = float(np.percentile(np.abs(lab[..., 1] * b0 - lab[..., 2] * a0)[near] / max(c0, 1e-6), 90))
+    tol = max(5.0, 2.0 * spread)
     mask = (across < tol) & (along > 0.35 * c0) & (along < 1.8 * c0 + tol)
-    mask_u8 = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # an opening wider than a forearm or a cue cuts off cloth-coloured things reaching over the table
+    k = max(3, round(OPEN_MM_FRACTION * sw)) | 1
+    mask_u8 = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN,
+                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, labels = cv2.connectedComponents(mask_u8, connectivity=4)
     if n < 2:
         raise CalibrationError(f"{NOT_FOUND} (no cloth region)")

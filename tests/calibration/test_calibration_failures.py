@@ -66,3 +66,18 @@ def test_cli_errors_are_messages_not_tracebacks(tmp_path: Path, capsys: pytest.C
     assert main(["calibrate", str(blank), "--table", "no-such-table", "-o", str(tmp_path / "c.json")]) != 0
     assert "unknown table spec" in capsys.readouterr().err
     assert not (tmp_path / "c.json").exists()
+
+
+def test_lens_images_without_a_checkerboard(tmp_path: Path) -> None:
+    from calibration.manual import lens_from_checkerboards, parse_corners
+
+    paths = []
+    for k in range(3):
+        p = tmp_path / f"lens{k}.png"
+        cv2.imwrite(str(p), np.full((240, 320), 128, np.uint8))
+        paths.append(p)
+    with pytest.raises(CalibrationError, match="checkerboard in only 0 of 3"):
+        lens_from_checkerboards(paths)
+    with pytest.raises(CalibrationError, match="8 numbers"):
+        parse_corners("1,2,3")
+    assert parse_corners("1,2,3,4,5,6,7,8").shape == (4, 2)
