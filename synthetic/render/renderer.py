@@ -155,6 +155,8 @@ class Renderer:
                 box = _union(box, _box(p[0], p[1], 1.3 * rpx + 2, 1.3 * rpx + 2))
                 sbox = _union(sbox, _box(p[0], p[1], 2.3 * rpx + 3, 2.3 * rpx + 3))
             boxes[i], shadow_boxes[i] = self._ext(box), sbox
+        # A ball wholly outside the frame and its margin (flown off the table) is not drawn.
+        alive = [i for i in alive if boxes[i][2] > boxes[i][0] and boxes[i][3] > boxes[i][1]]
         keys = {i: centres[i].tobytes() + rot[i].tobytes() for i in alive}
         still = {i for i in alive if i in self._still and self._still[i][0] == keys[i]}
         # Shadows first, on the cloth only.
