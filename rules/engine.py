@@ -265,7 +265,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         extension_pending=None,
         extensions_left=ext_left,
         penalty_streak=streak,
-        breaker=player if is_break else st.breaker,
+        breaker=player if is_break and not st.rebreak else st.breaker,  # 1.13: a re-break keeps the frame's
+        rebreak=False,
         frames_won=frames_won,
         winner=winner,
     )

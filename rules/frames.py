@@ -115,6 +115,7 @@ def next_frame(st: MatchState, table: Table) -> MatchState:
         offender=None,
         frame=st.frame + 1,
         playoff=False,
+        rebreak=False,
         extensions_left=_extensions(st.players, st.frames_won, st.frames_to_win),
         extension_pending=None,
         penalty_streak={},

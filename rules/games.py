@@ -73,27 +73,29 @@ RULE_SETS: dict[Game, RuleSet] = {
         Game.COMBINED, "Combined pyramid", target=8, cue_any=False, nominate=Nominate.NONE, numbered_values=False,
         last_ball_bonus=0, cue_pot=CuePot.PREMIUM_HOUSE, foul_pay=FoulPay.PENALTY_BALL, foul_points=1,
         at_seventy=AtSeventy.NONE,
-        clauses={"pot": "3.5.3", "score": "3.6", "foul_points": "3.6", "foul": "3.7", "cue_pot": "3.5.2"},
+        clauses={"pot": "3.5.3", "score": "3.6", "foul_points": "3.6", "foul": "3.7", "cue_pot": "3.5.2",
+                 "cue_hand_foul": "3.7"},
     ),
     Game.DYNAMIC: RuleSet(
         Game.DYNAMIC, "Dynamic pyramid", target=8, cue_any=False, nominate=Nominate.NONE, numbered_values=False,
         last_ball_bonus=0, cue_pot=CuePot.PREMIUM_ANYWHERE, foul_pay=FoulPay.DYNAMIC, foul_points=1,
         at_seventy=AtSeventy.NONE,
-        clauses={"pot": "4.5.3", "score": "4.6", "foul_points": "4.6", "foul": "4.7", "cue_pot": "4.5.2"},
+        clauses={"pot": "4.5.3", "score": "4.6", "foul_points": "4.6", "foul": "4.7", "cue_pot": "4.5.2",
+                 "cue_hand_foul": "4.7(2)"},
     ),
     Game.RUSSIAN71: RuleSet(
         Game.RUSSIAN71, "Russian pyramid to 71", target=71, cue_any=False, nominate=Nominate.BALL_POCKET,
         numbered_values=True, last_ball_bonus=10, cue_pot=CuePot.FOUL, foul_pay=FoulPay.TRANSFER, foul_points=5,
         at_seventy=AtSeventy.LAG_PLAYOFF,
         clauses={"pot": "5.5.3", "score": "5.5.1", "foul_points": "5.5.6", "foul": "5.5.6", "nominate": "5.5.2",
-                 "cue_pot": "5.5.5", "other": "5.5.4"},
+                 "cue_pot": "5.5.5", "other": "5.5.4", "cue_hand_foul": "5.5.5"},
     ),
     Game.CLASSIC71: RuleSet(
         Game.CLASSIC71, "Classic pyramid to 71 (001)", target=71, cue_any=False, nominate=Nominate.CLASSIC,
         numbered_values=True, last_ball_bonus=10, cue_pot=CuePot.FOUL, foul_pay=FoulPay.TRANSFER_FLOOR,
         foul_points=5, at_seventy=AtSeventy.DRAW,
         clauses={"pot": "001 ball and pocket", "score": "001", "foul_points": "001 penalties",
-                 "foul": "001 penalties", "nominate": "001", "cue_pot": "001 (b)"},
+                 "foul": "001 penalties", "nominate": "001", "cue_pot": "001 (b)", "cue_hand_foul": "1.21"},
     ),
 }
 
@@ -304,6 +306,9 @@ def score_shot(rs: RuleSet, si: ShotInput, after_foul: bool) -> Outcome:
             out.spot.append(b)  # 1.24.4
     if out.hand is not Hand.NONE:
         where = "anywhere" if out.hand is Hand.ANYWHERE else "house"
-        out.decisions.append(Decision(DecisionKind.CUE_BALL_IN_HAND, out.next_player, (where,),
-                                      "4.5.2" if out.hand is Hand.ANYWHERE else "1.21"))
+        # The clause that puts the cue ball in hand: the game's foul rule, or its premium (3.5.2, 4.5.2).
+        clause = rs.clauses["cue_hand_foul"] if si.foul or after_foul else rs.clauses["cue_pot"]
+        if not (si.foul or after_foul) and si.state.premium and rs.cue_pot is CuePot.PREMIUM_ANYWHERE:
+            clause = "4.5.2"
+        out.decisions.append(Decision(DecisionKind.CUE_BALL_IN_HAND, out.next_player, (where,), clause))
     return out

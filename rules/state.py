@@ -120,6 +120,7 @@ class MatchState:
     frames_won: Mapping[str, int] = field(default_factory=dict)
     frames_to_win: int = 1
     breaker: str | None = None  # who broke (or is to break) this frame (1.13)
+    rebreak: bool = False  # the break due is a re-break after 1.12.2(3)/(4): the frame's breaker stays (1.13)
     shots: int = 0
     playoff: bool = False  # Russian 71 after 70-70: from hand in the house until a pot or a foul (5.5.7)
     veterans: bool = False  # Russian 71: 1.20 waived (5.5.8 note)

@@ -86,3 +86,43 @@ def test_lag_long_axis_crossing_reported_by_vision(crossed: list[str] | None, wi
 def test_lag_long_axis_crossing_of_an_unknown_ball_is_reviewed() -> None:
     lag = judge_log(parse_log(_lag(["7"])), table=TABLE).outputs[0]
     assert isinstance(lag, LagVerdict) and lag.winner == "B" and lag.review.flag
+
+
+# --- 1.13: breaks alternate by frame; a re-break after 1.12.2(3) does not change whose frame it was -----
+@pytest.mark.parametrize("option,frame2_breaker", [("rerack_break", "B"), ("rerack_offender_breaks", "B"),
+                                                    ("play", "B")])
+def test_breaks_alternate_after_a_rerack(option: str, frame2_breaker: str) -> None:
+    from rules.logbuild import BREAK_THREE_CUSHIONS, BREAK_TWO_CUSHIONS
+
+    lb = LogBuilder("russian71", frames_to_win=2)
+    lb.shot(BREAK_TWO_CUSHIONS)  # A breaks illegally
+    lb.add("choose", option=option)
+    if option != "play":
+        lb.shot(BREAK_THREE_CUSHIONS)  # the re-break
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 66, "B": 0})
+    lb.add("nominate", ball="7", pocket="rear_left")
+    lb.shot(POT7)  # A wins frame 1
+    lb.shot(BREAK_THREE_CUSHIONS)
+    vs = verdicts(lb.rows)
+    assert vs[-2].winner == "A" and vs[-1].frame == 2 and vs[-1].is_break
+    assert vs[-1].player == frame2_breaker
+
+
+# --- the cue ball in hand cites the rule that put it there ---------------------------------------------
+CUEPOT = [("contact", "C", "7"), ("cushion", "7", "rear"), ("cushion", "7", "front"), ("pot", "C", "front_left")]
+CUEOFF = [("contact", "C", "7"), ("cushion", "7", "rear"), ("cushion", "7", "front"), ("off", "C")]
+
+
+@pytest.mark.parametrize("game,steps,where,clause", [
+    ("combined", CUEPOT, "house", "3.5.2"),  # premium
+    ("combined", CUEOFF, "house", "3.7"),  # penalty shot from the house
+    ("dynamic", CUEPOT, "anywhere", "4.5.2"),
+    ("dynamic", CUEOFF, "anywhere", "4.7(2)"),
+    ("russian71", CUEPOT, "house", "5.5.5"),
+    ("russian71", CUEOFF, "house", "5.5.5"),
+    ("classic71", CUEPOT, "house", "1.21"),
+])
+def test_cue_ball_in_hand_cites_its_rule(game: str, steps: list, where: str, clause: str) -> None:
+    v = verdicts(play_rows(game, steps))[-1]
+    d = next(d for d in v.decisions_owed if d.kind is DecisionKind.CUE_BALL_IN_HAND)
+    assert d.options == (where,) and d.clause == clause
