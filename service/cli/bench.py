@@ -21,7 +21,8 @@ NAMES = ("calibration", "tracking", "events", "rules", "verdicts", "speed")
 # The figures the summary shows first for each benchmark, when the benchmark reports them.
 HEADLINES: dict[str, tuple[str, ...]] = {
     "verdicts": ("agreement", "shots", "agree", "cases"),
-    "speed": ("pipeline_fps", "pipeline_x_realtime", "decode_fps", "annotated_fps", "size"),
+    "speed": ("pipeline_cpu_x_realtime", "pipeline_cpu_fps", "decode_cpu_fps", "pipeline_fps", "decode_fps",
+              "annotated_cpu_fps", "size", "load_avg_1min"),
 }
 
 
