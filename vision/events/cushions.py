@@ -67,9 +67,7 @@ def touch_candidates(
     """Balls whose sampled distance to the boundary has a local minimum at counter m, near R."""
     if not (hist.has(m - 1) and hist.has(m + 1)):
         return []
-    ks = [(m + i) % hist.size for i in (-1, 0, 1)]
-    xy = hist.xy[ks]
-    ok = hist.valid[ks].all(axis=0)
+    xy, ok = hist.filled(m - 1, m + 1)
     d = bound.distance(np.nan_to_num(xy, nan=1e9))  # (3, B)
     step = np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0
     hit = ok & (d[1] <= radius + s.contact_gate_mm + step) & (d[1] <= d[0]) & (d[1] < d[2])

@@ -132,7 +132,14 @@ class EventDetector:
         if c.review:
             extra["review"] = True
         self._emit(
-            Event(EventType.BALL_CONTACT, c.t, 0, round(c.confidence, 4), balls=(self.ids[a], self.ids[b]), extra=extra)
+            Event(
+                EventType.BALL_CONTACT,
+                c.t,
+                0,
+                float(round(c.confidence, 4)),
+                balls=(self.ids[a], self.ids[b]),
+                extra=extra,
+            )
         )
         if c.confidence >= 0.5:
             self.last_hit[[c.a, c.b]] = np.maximum(self.last_hit[[c.a, c.b]], c.t)
@@ -154,7 +161,7 @@ class EventDetector:
                             EventType.CUSHION,
                             c.t,
                             0,
-                            round(c.confidence, 4),
+                            float(round(c.confidence, 4)),
                             ball=self.ids[ball],
                             cushion=name,
                             extra={"frozen": True, "gap_mm": round(gap, 2)},
@@ -178,7 +185,7 @@ class EventDetector:
                 EventType.CUSHION,
                 tc.t,
                 0,
-                round(tc.confidence, 4),
+                float(round(tc.confidence, 4)),
                 ball=self.ids[tc.ball],
                 cushion=tc.cushion,
                 extra=extra,
@@ -199,7 +206,7 @@ class EventDetector:
                     EventType.LINE_CROSS,
                     cr.t,
                     0,
-                    round(cr.confidence, 4),
+                    float(round(cr.confidence, 4)),
                     ball=self.ids[cr.ball],
                     line=cr.line,
                     to=cr.to,
@@ -300,7 +307,7 @@ class EventDetector:
             return
         depth = {x: self._depth(parent, x) for x in sources}
         x = min(sources, key=lambda y: depth[y])
-        t_src = max(t for t in (self.last_hit[x], self.started[x]) if abs(t - o.t) <= 2 * self.s.cause_window_s)
+        t_src = min(t for t in (self.last_hit[x], self.started[x]) if abs(t - o.t) <= 2 * self.s.cause_window_s)
         path = [x]
         while path[-1] in parent:
             path.append(parent[path[-1]])  # ends with the starting ball
@@ -352,6 +359,11 @@ class EventDetector:
         m = o.n_first - 1
         n_hi = min(self.hist.newest, o.n_first + self.D)
         c = verify_contact(self.hist, self.motion, self.s, a, o.ball, m, m - 1 - self.W, n_hi, self.R, self.fps)
+        if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
+            # two balls at rest: an impulse passed on, no earlier than the hit that brought it
+            t_src = [t for t in (self.last_hit[a], self.started[a]) if abs(t - o.t) <= 2 * self.s.cause_window_s]
+            if t_src and c.t < min(t_src):
+                c = replace(c, t=min(t_src))
         if c is None or not self._contact(c):
             return False
         self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)

@@ -67,6 +67,24 @@ class History:
         ok = self.valid[k, ball]
         return self.t[k][ok], self.xy[k, ball][ok]
 
+    def filled(self, n0: int, n1: int, pad: int = 2) -> tuple[np.ndarray, np.ndarray]:
+        """Centres (K, B, 2) of counters n0..n1 with unseen samples interpolated from the seen ones within
+        `pad` frames (a missed frame must not hide a bounce), and the mask (B,) of balls fully filled."""
+        k = self.idx(n0, n1)
+        xy = self.xy[k].copy()
+        ok = self.valid[k].all(axis=0)
+        for b in np.nonzero(~ok & self.valid[k].any(axis=0))[0]:
+            t, pts = self.track(int(b), n0 - pad, n1 + pad)
+            if len(t) < 2:
+                continue
+            tk = self.t[k]
+            if tk[0] < t[0] - 1e-9 or tk[-1] > t[-1] + 1e-9:
+                continue  # would extrapolate
+            xy[:, b, 0] = np.interp(tk, t, pts[:, 0])
+            xy[:, b, 1] = np.interp(tk, t, pts[:, 1])
+            ok[b] = True
+        return xy, ok
+
     def dt(self) -> float:
         """The median frame interval of what is held (1/fps)."""
         k = self.idx(self.newest - 30, self.newest)
