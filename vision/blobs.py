@@ -107,18 +107,24 @@ def ring_support(mask: np.ndarray, centres: np.ndarray, radius: float) -> np.nda
     """Share of the ring 1.2 r .. 1.6 r around each centre that is foreground not explained by any disc.
 
     Near 0 for a ball on cloth or in a rack; near 1 for a disc placed inside an arm or a large occluder."""
-    h, w = mask.shape
-    yy, xx = np.mgrid[0:h, 0:w]
-    explained = np.zeros((h, w), bool)
-    for cx, cy in centres:
-        explained |= (xx - cx) ** 2 + (yy - cy) ** 2 <= (1.08 * radius) ** 2
-    fg = (mask > 0) & ~explained
+    fg = unexplained(mask, centres, 1.08 * radius)
     out = np.zeros(len(centres))
-    for k, (cx, cy) in enumerate(centres):
-        d2 = (xx - cx) ** 2 + (yy - cy) ** 2
-        ring = (d2 >= (1.2 * radius) ** 2) & (d2 <= (1.6 * radius) ** 2)
-        out[k] = float(fg[ring].sum()) / (np.pi * 1.12 * radius * radius)
+    ring = np.zeros_like(mask)
+    area = np.pi * (1.6**2 - 1.2**2) * radius * radius
+    thick = max(1, round(0.4 * radius))
+    for k, (cx, cy) in enumerate(np.asarray(centres, dtype=float).reshape(-1, 2)):
+        ring[:] = 0
+        cv2.circle(ring, (round(cx), round(cy)), round(1.4 * radius), 255, thick)
+        out[k] = cv2.countNonZero(cv2.bitwise_and(fg, ring)) / area
     return out
+
+
+def unexplained(mask: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """The foreground of `mask` (uint8) farther than `radius` from every centre."""
+    covered = np.zeros_like(mask)
+    for cx, cy in np.asarray(centres, dtype=float).reshape(-1, 2):
+        cv2.circle(covered, (round(cx), round(cy)), round(radius), 255, -1)
+    return cv2.bitwise_and(mask, cv2.bitwise_not(covered))
 
 
 def ring_kernel(inner: float, outer: float) -> np.ndarray:

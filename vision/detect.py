@@ -16,7 +16,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.table import Table
 from vision.background import ClothModel, Planes, blob_mask
-from vision.blobs import disc_mean, mean_shift, response_peaks, ring_support
+from vision.blobs import disc_mean, mean_shift, response_peaks, ring_support, unexplained
 from vision.classify import ColourRule, classify, disc_stats
 from vision.rectify import Rectifier, frame_layout
 from vision.types import Detections
@@ -162,8 +162,8 @@ class BallDetector:
         for sub, (x0, y0), first, count in groups:
             k = np.arange(first, first + count)
             ok = k[keep[k]]
-            unexplained = int((sub > 0).sum()) - disc_area * len(ok)
-            if not weak[k].any() and unexplained < 1.2 * disc_area:
+            rest = cv2.countNonZero(unexplained(sub, c[ok] - (x0, y0), 1.3 * r))  # shadows reach ~0.3 r
+            if not weak[k].any() and rest < 0.8 * disc_area:
                 continue  # a rack, a frozen pair or cluster: fully explained by lit discs
             # an arm, a sleeve or a cue over or among balls: no dark-only discs, no overlapping discs
             # (balls cannot overlap, an arm's outline can), a clear ring around each remaining disc, and
