@@ -14,9 +14,9 @@ from calibration.table import Table
 from rules.analysis import ShotFacts, analyse_shot
 from rules.corrections import corrected
 from rules.explain import build_review, explanation
-from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
+from rules.fouls import NOT_A_FOUL, OPPONENT_CLAUSES, Foul, detect_fouls
 from rules.frames import DEFAULT_PLAYERS, apply_state_line, initial_state, next_frame, state_from_header
-from rules.games import RULE_SETS, AtSeventy, Outcome, RuleSet, ShotInput, score_shot
+from rules.games import RULE_SETS, AtSeventy, Outcome, RuleSet, ShotInput, apply_penalty, score_shot
 from rules.inputs import InputType, LogItem, RefereeInput
 from rules.lag import judge_lag
 from rules.readings import READINGS
@@ -192,6 +192,12 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     _drop_unknown_balls(st, facts, prep.review)
     clock_info, overrun, ext_used = _clock(st, rec, player)
     referee = [*prep.fouls, *(r for r in rec.during if r.type is InputType.FOUL)]
+    # 1.28 (or a foul naming the other player) is the foul of the player not at the table: paid by him.
+    theirs = [Foul(str(r.get("clause")), str(r.get("reason") or "interference in the opponent's play"),
+                   source="referee", offender=opp)
+              for r in [*referee, *rec.after_fouls] if _opponents(r, opp)]
+    referee = [r for r in referee if not _opponents(r, opp)]
+    rec = replace(rec, after_fouls=[r for r in rec.after_fouls if not _opponents(r, opp)])
     rep = detect_fouls(facts, rs, table, is_break=is_break, hand=st.hand,
                        require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans), referee=referee,
                        clock_overrun=overrun)
@@ -222,6 +228,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         after = []  # 1.22.3 note: a violation after the shot that ended the frame is not penalised
         readings.append(READINGS["after_last_ball"])
     out = score_shot(rs, si, after_foul=bool(after))
+    if theirs:
+        _opponent_penalty(rs, st, opp, out, striker_fouled=bool(fouls or after))
     readings.extend(out.readings)
     if facts.chain.legal and facts.chain.clause == "1.20(1)" and not out.counted and not is_break:
         readings.append(READINGS["pot_physical"])  # the shot is legal by a pot that does not score
@@ -276,7 +284,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         player=player,
         is_break=is_break,
         legal=not fouls and not after,
-        fouls=tuple([*fouls, *after]),
+        fouls=tuple([*fouls, *after, *theirs]),
         potted=tuple({"ball": b, "pocket": k} for b, k in potted),
         potted_counted=tuple({"ball": b, "points": v} for b, v in out.counted),
         spotted=tuple(spotted),
@@ -289,7 +297,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         winner=winner,
         review=build_review(facts, fouls, prep.review, cfg),
         explanation=explanation(st, rs, facts, rep, fouls, after, out, [*notes, *out.notes], spotted,
-                                next_player, result, winner, is_break, decisions, list(dict.fromkeys(readings))),
+                                next_player, result, winner, is_break, decisions, list(dict.fromkeys(readings)),
+                                theirs),
         chain=facts.chain.text if facts.chain.legal else None,
         readings=tuple(dict.fromkeys(readings)),
         frames_won=frames_won,
@@ -302,6 +311,38 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     elif result is Result.MATCH_WON:
         st2 = replace(next_frame(st2, table), phase=Phase.MATCH_OVER, winner=winner)
     return st2, verdict
+
+
+def _opponents(r: RefereeInput, opp: str) -> bool:
+    """Is this referee foul the non-striker's? Any clause naming him (`player`), or 1.28 naming nobody.
+
+    A foul sent to a shot (`shot: N`) without `player` stays that shot's striker's (an after-shot foul).
+    """
+    named = r.get("player")
+    if named is not None:
+        return str(named) == opp
+    return r.get("shot") is None and str(r.get("clause")) in OPPONENT_CLAUSES
+
+
+def _opponent_penalty(rs: RuleSet, st: MatchState, offender: str, out: Outcome, striker_fouled: bool) -> None:
+    """The non-striker's foul (1.28): one penalty paid by him; the striker, as non-offender, decides (1.6).
+
+    When the striker fouled too, each pays his own penalty and the turn follows the striker's foul.
+    """
+    pen = Outcome()
+    apply_penalty(rs, st, offender, pen, False, False)
+    for p, v in pen.points.items():
+        out.points[p] = out.points.get(p, 0) + v
+    for p, v in pen.target_delta.items():
+        out.target_delta[p] = out.target_delta.get(p, 0) + v
+    out.readings.extend(pen.readings)
+    out.notes.extend(pen.notes)
+    if striker_fouled:
+        out.decisions.extend(d for d in pen.decisions if d.kind is DecisionKind.PENALTY_BALL)
+        return
+    out.decisions = [d for d in out.decisions if d.kind is not DecisionKind.CHOICE_AFTER_FOUL]
+    out.decisions.extend(pen.decisions)
+    out.next_player = pen.next_player
 
 
 def _ends_frame(st: MatchState, rs: RuleSet, out: Outcome) -> bool:

@@ -58,7 +58,7 @@ def _pts(n: int) -> str:
 def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, fouls: Sequence[Foul],
                 after: Sequence[Foul], out: Outcome, notes: Sequence[str], spotted: Sequence[dict[str, object]],
                 next_player: str | None, result: Result, winner: str | None, is_break: bool,
-                decisions: Sequence[Decision], readings: Sequence[str] = ()) -> str:
+                decisions: Sequence[Decision], readings: Sequence[str] = (), theirs: Sequence[Foul] = ()) -> str:
     """One paragraph: the chain or the failed rule, the pots, the penalty, who plays next."""
     parts: list[str] = []
     if is_break and rep.brk is not None:
@@ -79,6 +79,9 @@ def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, 
     if after:
         parts.append("After the shot: " + "; ".join(_cited(f) for f in after)
                      + "; the pots stand (1.22).")
+    if theirs:
+        parts.append("Foul by " + "; ".join(f"{f.offender}: {_cited(f)}" for f in theirs)
+                     + "; the striker's shot is judged on its own.")
     for n in notes:
         parts.append(n[0].upper() + n[1:] + ("" if n.endswith(".") else "."))
     if out.counted:
@@ -86,7 +89,7 @@ def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, 
     if spotted:
         parts.append("Spotted (1.25): " + ", ".join(
             f"{s['ball']} at ({s['x']}, {s['y']})" for s in spotted) + ".")
-    pen = {p: v for p, v in out.points.items() if v and (fouls or after)}
+    pen = {p: v for p, v in out.points.items() if v and (fouls or after or theirs)}
     if pen:
         parts.append("Points: " + ", ".join(f"{p} {_pts(v)}" for p, v in pen.items())
                      + f" ({rs.clauses['foul_points']}).")

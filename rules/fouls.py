@@ -19,6 +19,7 @@ from rules.readings import READINGS
 from rules.state import Game, Hand
 
 NOT_A_FOUL = frozenset({"1.27"})  # outside interference: restore, no foul
+OPPONENT_CLAUSES = frozenset({"1.28"})  # committed by the player who is not at the table
 
 _REFEREE_TEXT = {
     "1.14.2": "stroke before the previous shot ended",
@@ -38,11 +39,14 @@ class Foul:
     reason: str
     after_shot: bool = False
     source: str = "engine"  # engine | referee | override
+    offender: str | None = None  # set when it is not the striker's foul (1.28: the player not at the table)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"clause": self.clause, "reason": self.reason, "source": self.source}
         if self.after_shot:
             d["after_shot"] = True
+        if self.offender is not None:
+            d["offender"] = self.offender
         return d
 
 

@@ -126,3 +126,35 @@ def test_cue_ball_in_hand_cites_its_rule(game: str, steps: list, where: str, cla
     v = verdicts(play_rows(game, steps))[-1]
     d = next(d for d in v.decisions_owed if d.kind is DecisionKind.CUE_BALL_IN_HAND)
     assert d.options == (where,) and d.clause == clause
+
+
+# --- 1.28: interference is the foul of the player who is NOT at the table --------------------------------
+def _interference(game: str, where: str, steps: list) -> Verdict:
+    lb = LogBuilder(game)
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 20, "B": 20} if "71" in game else {})
+    foul = {"clause": "1.28", "reason": "B moved ball 12 while A was playing"}
+    if "71" in game:
+        lb.add("nominate", ball="7", pocket="rear_left")
+    if where == "before":
+        lb.add("foul", **foul)
+    lb.shot(steps, during=[{"type": "foul", **foul}] if where == "during" else ())
+    if where == "after":
+        lb.add("foul", **foul)
+    return verdicts(lb.rows)[-1]
+
+
+@pytest.mark.parametrize("where", ["before", "during", "after"])
+@pytest.mark.parametrize("game,steps,a_after,b_after", [
+    ("russian71", POT7, 32, 15),  # A's pot stands (+7), B pays 5 to A
+    ("russian71", SAFE_2B, 25, 15),
+    ("free", POT7, 2, 0),  # A's pot (+1) and B's penalty (+1 to A)
+])
+def test_interference_is_charged_to_the_opponent(where: str, game: str, steps: list, a_after: int,
+                                                  b_after: int) -> None:
+    v = _interference(game, where, steps)
+    assert v.player == "A" and v.score == {"A": a_after, "B": b_after}, v.explanation
+    f = next(f for f in v.fouls if f.clause == "1.28")
+    assert f.to_dict()["offender"] == "B"
+    assert v.next_player == "A"  # A, the non-offender, plays on or hands the shot back (1.6)
+    assert owed(v)[DecisionKind.CHOICE_AFTER_FOUL][0] == "A"
+    assert "1.28" in v.explanation
