@@ -66,17 +66,21 @@ def find_first(
     m = live[pi] & live[pj] & (moving[pi] | moving[pj])
     if m.any():
         i, j = pi[m], pj[m]
-        d0 = pos0[i] - pos0[j]
-        dd = (pos1[i] - pos1[j]) - d0
+        # contacts are taken in plan with horizontal normals: a ball in the air more than R above or
+        # below another passes over it (3D normals let a hopping ball chatter on top of another)
+        level = np.abs(pos0[i, 2] - pos0[j, 2]) < R
+        i, j = i[level], j[level]
+        d0 = pos0[i, :2] - pos0[j, :2]
+        dd = (pos1[i, :2] - pos1[j, :2]) - d0
         a = np.einsum("ij,ij->i", dd, dd)
         b = np.einsum("ij,ij->i", d0, dd)
         c = np.einsum("ij,ij->i", d0, d0) - D * D
         s = _first_root(c, b, a)
-        vrel = np.einsum("ij,ij->i", vel[i] - vel[j], d0)
+        vrel = np.einsum("ij,ij->i", vel[i, :2] - vel[j, :2], d0)
         touching = (c <= 2 * D * _TOUCH) & (vrel < -1e-9)
         s[touching] = 0.0
-        kb = int(np.argmin(s))
-        if np.isfinite(s[kb]):
+        kb = int(np.argmin(s)) if len(s) else 0
+        if len(s) and np.isfinite(s[kb]):
             best = Hit(float(s[kb]), Kind.BALL, int(i[kb]), int(j[kb]))
     # only balls near the edge can meet a cushion, a jaw or a pocket within one step (<= 1 ms)
     near = (np.abs(pos0[:, 0]) > geo.table.half_length - R - _EDGE) | (
@@ -155,6 +159,7 @@ def resolve_ball_ball(
 ) -> float:
     """Impulse between touching balls i and j (equal masses); returns the closing speed (mm/s)."""
     n = pos[j] - pos[i]
+    n[2] = 0.0
     n = n / np.linalg.norm(n)
     # contact point velocities: ball i at +R n, ball j at -R n
     ui = vel[i] + np.cross(w[i], R * n)
@@ -163,8 +168,12 @@ def resolve_ball_ball(
     un = float(urel @ n)
     if un <= 0.0:
         return 0.0
-    jn = 0.5 * (1.0 + p.e_ball) * un  # per unit mass
+    # slow contacts are fully elastic (never more): a ball pushing another at a few mm/s would otherwise
+    # re-collide every microsecond
+    e = max(p.e_ball, min(1.0, 1.0 - (1.0 - p.e_ball) * (un - 2.0) / 20.0)) if un < 22.0 else p.e_ball
+    jn = 0.5 * (1.0 + e) * un  # per unit mass
     ut = urel - un * n
+    ut[2] = 0.0  # the balls' contact friction acts in the plane of the bed
     ut_mag = float(np.linalg.norm(ut))
     jt = min(p.mu_ball * jn, ut_mag / 7.0)  # friction limited to stopping the relative slip
     imp = -jn * n  # impulse on i per unit mass
