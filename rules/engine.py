@@ -24,7 +24,7 @@ from rules.records import InputsRecord, LagRecord, ShotRecord, group_log
 from rules.settings import RulesSettings
 from rules.settle import apply_defaults, nomination_of, settle
 from rules.spotting import spot_balls
-from rules.state import Decision, DecisionKind, Game, Hand, MatchState, Phase
+from rules.state import Decision, DecisionKind, Game, Hand, MatchState, Nomination, Phase
 from rules.verdict import LagVerdict, Output, Result, Review, Verdict
 
 Point = tuple[float, float]
@@ -221,6 +221,10 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
 
     potted = [(p.ball, p.pocket) for p in facts.potted]
     break_illegal = rep.break_illegal and any(f.clause in ("1.12.1", "1.5.3") for f in fouls)
+    if st.decider and player in st.decider_free:
+        # 001: in a last-ball replay each player's first stroke is made without a nomination.
+        prep.nomination, nomination_during = Nomination(None, None), None
+        notes.append("last-ball replay: this stroke is made without a nomination (001)")
     si = ShotInput(st, player, is_break, potted, facts.jumped_balls, bool(fouls), break_illegal,
                    prep.nomination if rs.nominate.value != "none" else None,
                    nomination_during if rs.nominate.value != "none" else None, as_nominated, facts.struck)
@@ -251,6 +255,9 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
             streak.get(p, 0) >= 3 for p in st.players):
         result = Result.DRAW
         notes.append("three penalty strokes each after the referee's warning, balls unchanged: draw (001)")
+    forced_ball = out.counted[-1][0] if out.counted and not fouls else None
+    if result is Result.DRAW and st.decisive:
+        decisions = [_forced_result(st, forced_ball)]
     frames_won = dict(st.frames_won)
     if result in (Result.FRAME_WON, Result.MATCH_WON) and winner is not None:
         frames_won[winner] = frames_won.get(winner, 0) + 1
@@ -273,6 +280,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         extension_pending=None,
         extensions_left=ext_left,
         penalty_streak=streak,
+        decider_free=tuple(p for p in st.decider_free if p != player),
         breaker=player if is_break and not st.rebreak else st.breaker,  # 1.13: a re-break keeps the frame's
         rebreak=False,
         frames_won=frames_won,
@@ -306,11 +314,25 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         override=override,
         t=rec.start.t,
     )
-    if result in (Result.FRAME_WON, Result.DRAW):
+    if result is Result.DRAW and st.decisive:
+        # 001: the frame must have a result: it is replayed (in full, or in its last ball), same frame number.
+        st2 = replace(next_frame(st2, table), frame=st.frame, decisions=tuple(decisions), forced_ball=forced_ball)
+    elif result in (Result.FRAME_WON, Result.DRAW):
         st2 = next_frame(st2, table)
     elif result is Result.MATCH_WON:
         st2 = replace(next_frame(st2, table), phase=Phase.MATCH_OVER, winner=winner)
     return st2, verdict
+
+
+def _forced_result(st: MatchState, last_ball: str | None) -> Decision:
+    """001: a drawn frame that must have a result is replayed in full or, by agreement, in its last ball.
+
+    Owed by the player due to break the next frame (who also plays first in a last-ball replay); the
+    last-ball replay is open only when the draw came from a pot (70-70).
+    """
+    due = st.opponent(st.breaker or st.players[0])
+    options = ("replay_frame", "last_ball") if last_ball is not None else ("replay_frame",)
+    return Decision(DecisionKind.FORCED_RESULT, due, options, "001")
 
 
 def _opponents(r: RefereeInput, opp: str) -> bool:
@@ -452,6 +474,12 @@ def _ending(st: MatchState, st2: MatchState, rs: RuleSet, out: Outcome, facts: S
     next_player: str | None = out.next_player
     spotted: list[dict[str, object]] = []
     score, targets = st2.score, st2.targets
+    if st.decider:  # 001, last-ball replay: the player who fouls loses, a counted pot wins
+        if fouls:
+            return Result.FRAME_WON, opp, [], None, (st2, spotted)
+        if out.counted:
+            return Result.FRAME_WON, player, [], None, (st2, spotted)
+        return Result.CONTINUE, None, decisions, next_player, (st2, spotted)
     seventy = out.counted and not fouls and all(score[p] == 70 for p in st.players) and rs.target == 71
     if seventy and rs.at_seventy is AtSeventy.DRAW:
         return Result.DRAW, None, [], None, (st2, spotted)

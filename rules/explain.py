@@ -99,7 +99,7 @@ def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, 
         else:
             parts.append("Next: decided by a lag (5.5.7).")
     elif result is Result.DRAW:
-        parts.append("The frame is drawn.")
+        parts.append("The frame is drawn (001)." if st.game is Game.CLASSIC71 else "The frame is drawn.")
     elif winner is not None:
         parts.append(f"{winner} wins the {'match' if result is Result.MATCH_WON else 'frame'}.")
     owed = [d for d in decisions if d.kind.value not in ("nomination", "cue_ball_choice")]  # owed every shot

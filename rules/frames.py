@@ -29,7 +29,7 @@ def _extensions(players: tuple[str, str], frames_won: Mapping[str, int], frames_
 
 def initial_state(game: Game, players: tuple[str, str] = DEFAULT_PLAYERS, breaker: str | None = None, *,
                   table: Table, frames_to_win: int = 1, veterans: bool = False,
-                  classic_mode: NominationMode = NominationMode.BALL_POCKET) -> MatchState:
+                  classic_mode: NominationMode = NominationMode.BALL_POCKET, decisive: bool = False) -> MatchState:
     """A match before its first break: full rack, cue ball in hand in the house."""
     if breaker is not None and breaker not in players:
         raise ValueError(f"breaker {breaker!r} is not one of the players {players!r}")
@@ -54,6 +54,7 @@ def initial_state(game: Game, players: tuple[str, str] = DEFAULT_PLAYERS, breake
         breaker=breaker,
         veterans=veterans,
         classic_mode=classic_mode,
+        decisive=decisive,
         extensions_left=_extensions(players, won, frames_to_win),
     )
 
@@ -70,6 +71,7 @@ def state_from_header(inp: RefereeInput, game: Game | None, table: Table) -> Mat
         frames_to_win=int(inp.get("frames_to_win", 1)),
         veterans=bool(inp.get("veterans", False)),
         classic_mode=NominationMode(inp.get("classic_mode", NominationMode.BALL_POCKET.value)),
+        decisive=bool(inp.get("decisive", False)),
     )
 
 
@@ -116,6 +118,9 @@ def next_frame(st: MatchState, table: Table) -> MatchState:
         frame=st.frame + 1,
         playoff=False,
         rebreak=False,
+        forced_ball=None,
+        decider=False,
+        decider_free=(),
         extensions_left=_extensions(st.players, st.frames_won, st.frames_to_win),
         extension_pending=None,
         penalty_streak={},

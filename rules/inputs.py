@@ -36,6 +36,8 @@ class Option(StrEnum):
     RERACK_OFFENDER_BREAKS = "rerack_offender_breaks"
     TAKE_BALL = "take_ball"  # 4.7(1)
     BALL_IN_HAND = "ball_in_hand"  # 4.7(2)
+    REPLAY_FRAME = "replay_frame"  # 001: a drawn frame that must have a result is replayed in full
+    LAST_BALL = "last_ball"  # 001: ... or, by agreement, only in its last ball on the third spot
 
 
 _NEED: dict[InputType, tuple[str, ...]] = {

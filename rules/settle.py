@@ -18,6 +18,7 @@ from rules.state import Decision, DecisionKind, Game, Hand, MatchState, Nominati
 Point = tuple[float, float]
 
 _TURN_CHOICES = (DecisionKind.CHOICE_AFTER_FOUL, DecisionKind.BREAK_CHOICE, DecisionKind.LAG_CHOICE)
+_FORCED = (Option.REPLAY_FRAME, Option.LAST_BALL)
 
 
 @dataclass
@@ -65,8 +66,27 @@ def rerack(st: MatchState, table: Table) -> dict[str, Point | None]:
     return dict(incomplete_rack(table, order))
 
 
+def last_ball_replay(st: MatchState, table: Table) -> MatchState:
+    """001: the drawn frame's last ball on the third (rear) spot, the cue ball in hand in the house for the
+    player due to break the next frame; one stroke each without a nomination; a pot wins, a foul loses."""
+    ball = st.forced_ball or "1"
+    return replace(st, balls={ball: (table.rear_line_x, 0.0)}, phase=Phase.PLAY, hand=Hand.HOUSE, decider=True,
+                   decider_free=(st.to_play, st.opponent(st.to_play)), premium=False)
+
+
 def _choose(st: MatchState, inp: RefereeInput, table: Table, prep: ShotPrep) -> MatchState:
     opt = inp.option
+    if opt in _FORCED:
+        dec = st.owed(DecisionKind.FORCED_RESULT)
+        if dec is None or opt.value not in dec.options:
+            prep.review.append(f"line {inp.line}: choose {opt} but no such forced result is open: ignored")
+            return st
+        st = _drop(st, DecisionKind.FORCED_RESULT)
+        if opt is Option.LAST_BALL:
+            prep.notes.append("the frame is replayed in its last ball on the third spot (001)")
+            return last_ball_replay(st, table)
+        prep.notes.append("the drawn frame is replayed in full (001)")
+        return st
     if opt in (Option.TAKE_BALL, Option.BALL_IN_HAND):
         dec = st.owed(DecisionKind.DYNAMIC_CHOICE)
         if dec is None:
@@ -175,6 +195,9 @@ def apply_defaults(st: MatchState, start_positions: Mapping[str, Point] | None,
                                    f"{dec.by}'s ({dec.clause})")
             else:
                 prep.review.append(f"{dec.kind} by {dec.by} not entered and not visible from positions")
+        elif dec.kind is DecisionKind.FORCED_RESULT:
+            st = _drop(st, dec.kind)
+            prep.review.append("forced result (001) not entered: the frame is replayed in full")
         elif dec.kind is DecisionKind.LAG:
             st = _drop(st, dec.kind)
             prep.review.append(f"lag owed (5.5.7) not recorded: {st.to_play} assumed to play")

@@ -71,6 +71,7 @@ class DecisionKind(StrEnum):
     CUE_BALL_IN_HAND = "cue_ball_in_hand"  # place the cue ball: house / rear_house / anywhere
     LAG = "lag"  # 1.7, 5.5.7
     LAG_CHOICE = "lag_choice"  # 1.7.4: break or hand the break over
+    FORCED_RESULT = "forced_result"  # 001: a drawn frame that must have a result: replay it or its last ball
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,10 @@ class MatchState:
     draw_warning: bool = False
     penalty_streak: Mapping[str, int] = field(default_factory=dict)
     winner: str | None = None
+    decisive: bool = False  # Classic 71: the competition wants a result, so a draw is forced (001)
+    forced_ball: str | None = None  # the last ball of a drawn frame, for a last-ball replay (001)
+    decider: bool = False  # a last-ball replay is being played: a pot wins, a foul loses (001)
+    decider_free: tuple[str, ...] = ()  # players whose one stroke without a nomination is still to come (001)
 
     def opponent(self, player: str) -> str:
         a, b = self.players

@@ -111,8 +111,10 @@ class Verdict:
         head += "LEGAL" if self.legal else "FOUL"
         lines = [head, f"  {self.explanation}"]
         score = ", ".join(f"{p} {s}" for p, s in self.score.items())
+        lowered = {p: t for p, t in self.targets.items() if t not in (8, 71)}  # Classic 71 lowered targets (001)
         lines.append(f"  score: {score}; next: {self.next_player or '-'}; result: {self.result}"
-                     + (f" ({self.winner})" if self.winner else ""))
+                     + (f" ({self.winner})" if self.winner else "")
+                     + ("; to win: " + ", ".join(f"{p} {t}" for p, t in lowered.items()) if lowered else ""))
         if self.decisions_owed:
             owed = "; ".join(f"{d.kind} by {d.by}" + (f" [{'|'.join(d.options)}]" if d.options else "")
                              for d in self.decisions_owed)
