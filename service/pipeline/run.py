@@ -300,7 +300,8 @@ def analyze(
             if timing.observe(fr.index, fr.t) is FrameVerdict.DUPLICATE:
                 continue
             states = stages.perception.update(fr.image, fr.index, fr.t)
-            px = _project(stages.calibration, states)
+            # Pixel positions only feed pictures: skip the projection when nothing will be drawn.
+            px = _project(stages.calibration, states) if run.annotator or run.recorder.active else {}
             run.px_history.append((fr.index, px))
             run.recorder.add_frame(bgr, px)
             at_rest = False
