@@ -74,18 +74,25 @@ def contact_pairs(tracks: list[Any], dist: float, dt: float) -> list[tuple[int, 
 def cost_matrix(hyps: list[list[Hypothesis]], dets: np.ndarray, extra: np.ndarray | None = None) -> tuple[
     np.ndarray, np.ndarray
 ]:
-    """(T, D) costs and the index of the hypothesis that gave each cost (-1 when invalid)."""
+    """(T, D) costs and the index of the hypothesis that gave each cost (-1 when invalid). Vectorised over
+    all hypotheses of all tracks."""
     T, D = len(hyps), len(dets)
     cost = np.full((T, D), INVALID)
     which = np.full((T, D), -1, dtype=int)
-    for i, hs in enumerate(hyps):
-        for k, h in enumerate(hs):
-            d = np.linalg.norm(dets - h.point, axis=1)
-            ok = d <= 3.0 * h.std
-            c = (d / h.std) ** 2 + h.penalty
-            better = ok & (c < cost[i])
-            cost[i, better] = c[better]
-            which[i, better] = k
+    flat = [(i, k, h) for i, hs in enumerate(hyps) for k, h in enumerate(hs)]
+    if not flat or D == 0:
+        return cost, which
+    owner = np.array([i for i, _, _ in flat])
+    local = np.array([k for _, k, _ in flat])
+    pts = np.array([h.point for _, _, h in flat], dtype=float)
+    std = np.array([h.std for _, _, h in flat], dtype=float)
+    pen = np.array([h.penalty for _, _, h in flat], dtype=float)
+    d = np.hypot(pts[:, None, 0] - dets[None, :, 0], pts[:, None, 1] - dets[None, :, 1])
+    c = np.where(d <= 3.0 * std[:, None], (d / std[:, None]) ** 2 + pen[:, None], INVALID)
+    for row in np.argsort(-c.min(axis=1)):  # worst first, so that the best hypothesis is written last
+        better = c[row] < cost[owner[row]]
+        cost[owner[row], better] = c[row, better]
+        which[owner[row], better] = local[row]
     if extra is not None:
         valid = cost < INVALID
         cost[valid] += extra[valid]

@@ -53,7 +53,7 @@ def peel_centres(
 def mean_shift(
     weights: np.ndarray, centres: np.ndarray, radius: float, iterations: int = 5
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Move each centre to the weighted centroid of `weights` (float32, 0..1) within `radius`; repeat.
+    """Move each centre to the weighted centroid of `weights` (float 0..1, or uint8 0..255) within `radius`.
 
     Returns the refined centres and each disc's mean weight (its fill, 0..1). On a mask that is flat over
     the ball, the fixed point is the disc centre, and a touching neighbour only adds what reaches into the
@@ -66,11 +66,12 @@ def mean_shift(
     h, w = weights.shape
     n = int(np.ceil(radius)) + 1
     yy, xx = np.mgrid[-n : n + 1, -n : n + 1].astype(np.float32)
+    scale = np.float32(1.0 / 255.0) if weights.dtype == np.uint8 else np.float32(1.0)
     for _ in range(iterations + 1):
         ix, iy = np.floor(c[:, 0] + 0.5).astype(int), np.floor(c[:, 1] + 0.5).astype(int)
         gy = np.clip(iy[:, None, None] + yy.astype(int)[None], 0, h - 1)
         gx = np.clip(ix[:, None, None] + xx.astype(int)[None], 0, w - 1)
-        patch = weights[gy, gx]
+        patch = weights[gy, gx].astype(np.float32) * scale
         dx = xx[None] + (ix - c[:, 0]).astype(np.float32)[:, None, None]
         dy = yy[None] + (iy - c[:, 1]).astype(np.float32)[:, None, None]
         d = np.sqrt(dx * dx + dy * dy)

@@ -66,6 +66,7 @@ class BallDetector:
         self._quiet_run = 0
         self._full_count = 0
         self._fg = np.zeros((self.rect.h, self.rect.w), np.uint8)
+        self._lit = np.zeros((self.rect.h, self.rect.w), np.uint8)
         self.skipped = 0  # frames answered from the last detection (for reports)
 
     def _shrink(self, img: np.ndarray) -> np.ndarray:
@@ -122,10 +123,16 @@ class BallDetector:
         H, W = mask.shape
         seeds: list[np.ndarray] = []
         groups: list[tuple[np.ndarray, tuple[int, int], int, int]] = []  # (sub mask, origin, first, count)
+        lit = self._lit
+        lit[:] = 0
         for i in range(1, n):
             x, y, w, h, _ = stats[i]
             x0, y0 = max(x * SMALL - pad, 0), max(y * SMALL - pad, 0)
             x1, y1 = min((x + w) * SMALL + pad, W), min((y + h) * SMALL + pad, H)
+            # the lit-surface mask, flat over a ball whatever the shading (score weights would follow the
+            # lamp's highlight), only where blobs are
+            box = (x0, y0, x1, y1)
+            cv2.bitwise_and(self.cloth.ballness(planes, box), self._fg[y0:y1, x0:x1], dst=lit[y0:y1, x0:x1])
             msub = mask[y0:y1, x0:x1]
             m, labels, st, cents = cv2.connectedComponentsWithStats(msub, connectivity=8)
             for j in range(1, m):
@@ -147,9 +154,7 @@ class BallDetector:
         if not seeds:
             return np.zeros((0, 2)), np.zeros(0)
         c0 = np.concatenate(seeds)
-        # centre on the lit-surface mask, flat whatever the shading (score weights follow the lamp's
-        # highlight); fall back to the score where that mask is empty (a black ball, a dark set)
-        lit = cv2.bitwise_and(self.cloth.ballness(planes), self._fg).astype(np.float32) / 255.0
+        # centre on the lit surface; fall back to the score where that is empty (a black ball, a dark set)
         c, fill = mean_shift(lit, c0, r)
         weak = fill < self.config.min_fill
         if weak.any():
