@@ -128,7 +128,8 @@ class Simulator:
     def place(self, ball: str, xy: tuple[float, float]) -> None:
         """Put a ball at rest on the bed (a rack, a spot, ball in hand)."""
         i = self.index(ball)
-        if not self.table.on_bed(xy, margin_mm=self.R - 1e-6):
+        hanging = self.table.on_bed(xy) and self.table.pocket_at(xy, reach_mm=self.R) is not None
+        if not (self.table.on_bed(xy, margin_mm=self.R - 1e-6) or hanging):
             raise ValueError(f"ball {ball!r} at {xy} is not on the bed")
         self.pos[i] = (float(xy[0]), float(xy[1]), self.R)
         self.vel[i] = 0.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from synthetic.scenarios import shots
+from synthetic.scenarios import fouls, shots
 from synthetic.scenarios.language import Scenario
 from synthetic.scenarios.runner import play
 from synthetic.world import Timeline
@@ -22,6 +22,17 @@ SCENARIOS: dict[str, Callable[[int], Scenario]] = {
     "legal_bank_shot": shots.bank_shot,
     "legal_kiss_pot": shots.kiss_pot,
     "spotting_two_balls": shots.spotting_after_jump,
+    "lag_for_break": fouls.lag,
+    "legal_touching_balls_played_away": fouls.touching_played_away,
+    "foul_no_contact": fouls.no_contact,
+    "foul_shot_fails_1_20": fouls.fails_120,
+    "foul_cue_ball_potted": fouls.cue_ball_potted,
+    "foul_jumped_ball": fouls.jumped_ball,
+    "foul_wrong_ball_struck": fouls.wrong_ball,
+    "foul_push_touching_balls": fouls.push,
+    "foul_ball_touched_by_hand": fouls.hand_touch,
+    "foul_strike_before_balls_stopped": fouls.early_strike,
+    "hanging_ball_drops_later": fouls.hanging_ball,
 }
 
 

@@ -89,6 +89,14 @@ class Referee:
 
 
 @dataclass(frozen=True)
+class Lag:
+    """Both players strike at once from the house to the rear cushion and back (1.7)."""
+
+    balls: dict[str, str]  # ball -> player
+    stops_x: tuple[float, float] = (-1450.0, -1250.0)  # where each ball should come to rest
+
+
+@dataclass(frozen=True)
 class PlayFrame:
     """A policy player plays a whole frame of `game` (see frames.py)."""
 
@@ -98,7 +106,7 @@ class PlayFrame:
     max_shots: int = 60
 
 
-Step = Shoot | PotShot | BankShot | Wait | Disturb | Place | SpotBalls | Drop | Referee | PlayFrame
+Step = Shoot | PotShot | BankShot | Wait | Disturb | Place | SpotBalls | Drop | Referee | Lag | PlayFrame
 
 
 @dataclass
@@ -115,4 +123,5 @@ class Scenario:
     seed: int = 0
     table: str = "pyramid-12ft"
     lead_in: float = 1.0  # seconds of still table before the first step
+    phase: str = "play"  # "break": the log starts at the break; "play": a `state` line gives the position
     notes: str = ""

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from calibration.table import Table
+from rules.events import EventType
 from rules.spotting import spot_balls
 from synthetic.physics.sim import Simulator
 from synthetic.physics.stroke import Stroke
 from synthetic.physics.timeline import to_timeline
-from synthetic.scenarios.aim import aim_point, ghost_angle, natural_speed, solve_bank, solve_pot
+from synthetic.scenarios.aim import TRIAL_DT, aim_point, ghost_angle, natural_speed, solve_bank, solve_pot
 from synthetic.scenarios.language import (
     BankShot,
     Disturb,
     Drop,
+    Lag,
     Place,
     PlayFrame,
     PotShot,
@@ -41,6 +43,7 @@ class Director:
     rng: np.random.Generator
     log: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    game: str = "russian71"
 
     def referee(self, item: dict[str, Any]) -> None:
         self.log.append({**item, "t": round(self.sim.t, 6)})
@@ -60,7 +63,7 @@ def play(scenario: Scenario, fps: float) -> tuple[Timeline, list[dict[str, Any]]
     """Run every step of the scenario; returns the timeline and the log (match header first)."""
     table = Table.load(scenario.table)
     sim = Simulator(table, fps, seed=scenario.seed)
-    d = Director(sim, np.random.default_rng(scenario.seed))
+    d = Director(sim, np.random.default_rng(scenario.seed), game=scenario.game)
     for ball, xy in scenario.setup.items():
         sim.place(ball, xy)
     d.log.append(
@@ -72,6 +75,16 @@ def play(scenario: Scenario, fps: float) -> tuple[Timeline, list[dict[str, Any]]
             "t": 0.0,
         }
     )
+    if scenario.phase != "break":
+        d.log.append(
+            {
+                "type": "state",
+                "balls": {b: [round(x, 2), round(y, 2)] for b, (x, y) in sim.positions().items()},
+                "to_play": scenario.breaker,
+                "phase": "play",
+                "t": 0.0,
+            }
+        )
     sim.run(scenario.lead_in)
     for step in scenario.steps:
         run_step(d, step)
@@ -84,6 +97,8 @@ def run_step(d: Director, step: Step) -> None:
     if isinstance(step, Shoot):
         d.stroke(step.stroke, step.extra, step.settle)
     elif isinstance(step, PotShot):
+        if d.game in ("russian71", "classic71"):
+            d.referee({"type": "nominate", "ball": step.ball, "pocket": step.pocket})
         s = solve_pot(sim, step.cue, step.ball, step.pocket, step.speed, step.height, step.side, step.allow_scratch)
         if s is None:
             d.notes.append(f"no verified stroke pots {step.ball} in {step.pocket}; played the ghost-ball aim")
@@ -121,9 +136,38 @@ def run_step(d: Director, step: Step) -> None:
         sim.run(0.3)
     elif isinstance(step, Referee):
         d.referee(step.item)
+    elif isinstance(step, Lag):
+        play_lag(d, step)
     elif isinstance(step, PlayFrame):
         from synthetic.scenarios.frames import play_frame  # the policy player needs the runner
 
         play_frame(d, step)
     else:
         raise TypeError(f"unknown scenario step {step!r}")
+
+
+def play_lag(d: Director, step: Lag) -> None:
+    """Solve each ball's speed (bisection on trial runs) to stop near its target, then strike both at once."""
+    sim = d.sim
+    d.referee({"type": "lag", "balls": dict(step.balls)})
+    strokes = []
+    for (ball, _player), x_stop in zip(step.balls.items(), step.stops_x, strict=False):
+        lo, hi = 600.0, 2500.0
+        for _ in range(7):
+            mid = 0.5 * (lo + hi)
+            c = sim.clone(replace(sim.p, dt_max=TRIAL_DT))
+            for other in step.balls:
+                if other != ball:
+                    c.remove(other)
+            c.strike(Stroke(ball, mid, 0.0, height=0.3))
+            c.run_until_rest(30.0)
+            back = any(e.type is EventType.CUSHION and e.cushion == "rear" for e in c.events)
+            if not back or c.pos[c.index(ball), 0] > x_stop:
+                lo = mid  # too slow: it did not come back far enough
+            else:
+                hi = mid
+        strokes.append(Stroke(ball, 0.5 * (lo + hi), 0.0, height=0.3))
+    sim.run(PRE_STROKE_S)
+    for s in strokes:
+        sim.strike(s, {"lag": True})
+    d.settle()

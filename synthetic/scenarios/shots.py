@@ -75,6 +75,7 @@ def break_shot(seed: int) -> Scenario:
         setup,
         [Shoot(Stroke("C", speed, angle, height=float(rng.uniform(-0.2, 0.3))))],
         seed=seed,
+        phase="break",
     )
 
 
@@ -186,4 +187,5 @@ def incomplete_rack_break(seed: int) -> Scenario:
         [Shoot(Stroke("C", float(rng.uniform(6500, 8000)), angle))],
         game="free",
         seed=seed,
+        phase="break",
     )

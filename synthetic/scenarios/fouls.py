@@ -1,0 +1,181 @@
+"""Scenarios of each foul the camera can see, the lag, and a ball that hangs in a pocket and drops later."""
+
+from __future__ import annotations
+
+import math
+
+from synthetic.physics.stroke import Stroke
+from synthetic.scenarios.language import Disturb, Drop, Lag, PotShot, Scenario, Shoot, Wait
+from synthetic.scenarios.shots import HW, TABLE, R, behind, on_approach, rng_of
+
+
+def no_contact(seed: int) -> Scenario:
+    """The cue ball touches no object ball (1.5.3): played to the front cushion, away from every ball."""
+    rng = rng_of(seed)
+    setup = {
+        "1": (float(rng.uniform(700, 1000)), 400.0),
+        "2": (900.0, -300.0),
+        "C": (-400.0, float(rng.uniform(-200, 200))),
+    }
+    return Scenario(
+        "foul_no_contact",
+        "Cue ball misses every object ball",
+        setup,
+        [Shoot(Stroke("C", float(rng.uniform(900, 1300)), math.pi + float(rng.uniform(-0.2, 0.2))))],
+        seed=seed,
+    )
+
+
+def fails_120(seed: int) -> Scenario:
+    """A soft touch: the object ball rolls a little, no cushion, no centre-line crossing (1.20 fails)."""
+    rng = rng_of(seed)
+    ob = (float(rng.uniform(600, 900)), float(rng.uniform(-200, 200)))
+    cue = behind(ob, (ob[0] + 100.0, ob[1] + float(rng.uniform(-40, 40))), 250.0)
+    a = math.atan2(ob[1] - cue[1], ob[0] - cue[0])
+    return Scenario(
+        "foul_shot_fails_1_20",
+        "Soft contact, no cushion and no crossing after it (1.20)",
+        {"6": ob, "C": cue, "11": (-900.0, 500.0)},
+        [Shoot(Stroke("C", 450.0, a, height=0.2))],
+        seed=seed,
+    )
+
+
+def cue_ball_potted(seed: int) -> Scenario:
+    """Straight pot with heavy follow: the object ball drops and the cue ball follows it in."""
+    rng = rng_of(seed)
+    pocket = str(rng.choice(["rear_left", "rear_right"]))
+    ob = on_approach(pocket, float(rng.uniform(180, 260)), float(rng.uniform(-3, 3)))
+    cue = behind(ob, TABLE.pockets[pocket].mouth_centre, float(rng.uniform(350, 500)))
+    return Scenario(
+        "foul_cue_ball_potted",
+        f"Ball 10 and then the cue ball into {pocket}",
+        {"10": ob, "C": cue, "4": (-800.0, -300.0)},
+        [PotShot("10", pocket, height=0.6, speed=2600.0, allow_scratch=True)],
+        seed=seed,
+        notes="the cue ball follows the object ball into the pocket",
+    )
+
+
+def jumped_ball(seed: int) -> Scenario:
+    """A jump stroke: the cue ball flies over the rear cushion and off the table (1.24)."""
+    rng = rng_of(seed)
+    cue = (float(rng.uniform(1000, 1250)), float(rng.uniform(-300, 300)))
+    return Scenario(
+        "foul_jumped_ball",
+        "The cue ball jumps the rear cushion",
+        {"C": cue, "3": (-600.0, 250.0)},
+        [
+            Shoot(
+                Stroke(
+                    "C",
+                    float(rng.uniform(4800, 5600)),
+                    float(rng.uniform(-0.2, 0.2)),
+                    lift=float(rng.uniform(1700, 2000)),
+                )
+            )
+        ],
+        seed=seed,
+    )
+
+
+def wrong_ball(seed: int) -> Scenario:
+    """Russian 71: the player strikes ball 7 (not the coloured ball) and pots ball 11 with it (1.4)."""
+    rng = rng_of(seed)
+    b11 = on_approach("rear_left", float(rng.uniform(300, 500)), float(rng.uniform(-8, 8)))
+    b7 = behind(b11, TABLE.pockets["rear_left"].mouth_centre, float(rng.uniform(400, 600)))
+    return Scenario(
+        "foul_wrong_ball_struck",
+        "Ball 7 struck instead of the cue ball",
+        {"11": b11, "7": b7, "C": (-1000.0, 200.0)},
+        [PotShot("11", "rear_left", cue="7")],
+        seed=seed,
+    )
+
+
+def push(seed: int) -> Scenario:
+    """Cue ball touching ball 2, struck along the line of centres with follow: it travels on after it (1.19)."""
+    rng = rng_of(seed)
+    ob = (float(rng.uniform(200, 600)), float(rng.uniform(-300, 300)))
+    a = float(rng.uniform(-0.3, 0.3))
+    cue = (ob[0] - 2 * R * math.cos(a), ob[1] - 2 * R * math.sin(a))
+    return Scenario(
+        "foul_push_touching_balls",
+        "Push: cue ball frozen to ball 2, followed through along the centres",
+        {"2": ob, "C": cue, "13": (-900.0, -500.0)},
+        [Shoot(Stroke("C", 1500.0, a, height=0.6))],
+        seed=seed,
+    )
+
+
+def touching_played_away(seed: int) -> Scenario:
+    """Legal: cue ball touching ball 2, played at 60 degrees away from the line of centres (1.19 (1))."""
+    rng = rng_of(seed)
+    ob = (float(rng.uniform(200, 500)), float(rng.uniform(-200, 200)))
+    cue = (ob[0] - 2 * R, ob[1])
+    return Scenario(
+        "legal_touching_balls_played_away",
+        "Touching balls, cue ball played 60 degrees away",
+        {"2": ob, "C": cue, "13": (1200.0, -600.0)},
+        [Shoot(Stroke("C", 2500.0, math.radians(-60.0 - float(rng.uniform(0, 10)))))],
+        seed=seed,
+    )
+
+
+def hand_touch(seed: int) -> Scenario:
+    """A sleeve brushes ball 5 before the stroke (1.17: ball_disturbed), then the shot is played."""
+    rng = rng_of(seed)
+    ob = on_approach("rear_right", float(rng.uniform(500, 700)), 0.0)
+    cue = behind(ob, TABLE.pockets["rear_right"].mouth_centre, 600.0)
+    return Scenario(
+        "foul_ball_touched_by_hand",
+        "Ball 5 moved by the player's sleeve, then 8 potted",
+        {"8": ob, "C": cue, "5": (float(rng.uniform(-600, -300)), float(rng.uniform(200, 500)))},
+        [Disturb("5", (float(rng.uniform(80, 160)), float(rng.uniform(-60, 60)))), PotShot("8", "rear_right")],
+        seed=seed,
+    )
+
+
+def early_strike(seed: int) -> Scenario:
+    """Striking before every ball stopped (1.14.2): the second stroke comes while ball 9 still rolls."""
+    rng = rng_of(seed)
+    setup = {"9": (-200.0, float(rng.uniform(-100, 100))), "C": (-700.0, 0.0), "14": (900.0, 600.0)}
+    a = math.atan2(setup["9"][1], 500.0)
+    return Scenario(
+        "foul_strike_before_balls_stopped",
+        "Second stroke while ball 9 is still rolling",
+        setup,
+        [Shoot(Stroke("C", 2200.0, a), settle=False), Wait(1.0), Shoot(Stroke("C", 800.0, math.pi / 2 + 0.3))],
+        seed=seed,
+    )
+
+
+def hanging_ball(seed: int) -> Scenario:
+    """Ball 12 hangs over the left middle pocket, a shot is played elsewhere, then 12 falls by itself (1.23)."""
+    rng = rng_of(seed)
+    hang = (float(rng.uniform(-8, 8)), HW - float(rng.uniform(2, 6)))
+    ob = on_approach("rear_right", 600.0, float(rng.uniform(-6, 6)))
+    cue = behind(ob, TABLE.pockets["rear_right"].mouth_centre, 500.0)
+    return Scenario(
+        "hanging_ball_drops_later",
+        "Ball 12 on the lip of the left middle pocket drops after a shot",
+        {"12": hang, "1": ob, "C": cue},
+        [PotShot("1", "rear_right"), Wait(float(rng.uniform(1.0, 2.5))), Drop("12", "middle_left")],
+        seed=seed,
+    )
+
+
+def lag(seed: int) -> Scenario:
+    """The lag for the break (1.7): both players at once from the house, to the rear cushion and back."""
+    rng = rng_of(seed)
+    x0 = TABLE.house_line_x - float(rng.uniform(100, 300))
+    setup = {"C": (x0, 300.0), "1": (x0, -300.0)}
+    stops = (float(rng.uniform(-1600, -1300)), float(rng.uniform(-1600, -1300)))
+    return Scenario(
+        "lag_for_break",
+        "Lag: coloured ball (A) and ball 1 (B) to the rear cushion and back",
+        setup,
+        [Lag({"C": "A", "1": "B"}, stops)],
+        phase="lag",
+        seed=seed,
+    )
