@@ -143,15 +143,23 @@ def folder_cases(root: Path, source: str, noise: NoiseModel) -> Iterator[Case]:
 
 
 def _tracker_states(folder: Path, gt: Any, table: Table) -> list[BallStates]:
-    """BallStates from the real tracker on the case video (vision.track); an error names what is missing."""
-    try:
-        from vision import track  # type: ignore[attr-defined]
-    except ImportError as exc:
-        raise RuntimeError("source 'tracker' needs vision.track (the tracker), which is not installed yet") from exc
-    runner = getattr(track, "track_video", None)
-    if runner is None:
-        raise RuntimeError("vision.track has no track_video(video, table, camera) -> list[BallStates]")
-    return list(runner(folder / "video.mp4", table, gt.camera))
+    """BallStates from the real tracker (vision.tracker) run on the case video, seeded with the balls'
+    positions of the first frame (what the rack or the referee gives it)."""
+    from vision.pipeline import track_source
+    from vision.source import FileSource
+    from vision.tracker import BallTracker
+
+    first = {
+        ball: (float(gt.pos_mm[0, i, 0]), float(gt.pos_mm[0, i, 1]))
+        for i, ball in enumerate(gt.ids)
+        if np.isfinite(gt.pos_mm[0, i, :2]).all()
+    }
+    tracker = BallTracker(gt.camera, table, gt.ids, initial_positions=first)
+    source = FileSource(folder / "video.mp4")
+    states = list(track_source(source, tracker))
+    if source.error:
+        raise RuntimeError(f"{folder}/video.mp4: {source.error}")
+    return states
 
 
 def run(

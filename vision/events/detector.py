@@ -79,6 +79,7 @@ class EventDetector:
                 self.last_stop = max(self.last_stop, st.t)
         for o in onsets:
             self.started[o.ball] = o.t
+            self.lines.on_start(o.ball, o.anchor)
             self.pots.on_start(o.ball)
             self.onsets.append((o, n + self.D))
         self._gone(self.pots.update(self.hist, n, self._moving(), self.phase is ShotPhase.RUNNING))
@@ -217,6 +218,8 @@ class EventDetector:
     def _gone(self, gone: list[Gone]) -> None:
         for g in gone:
             if g.kind == "pot":
+                last = self.hist.counter_at(g.t)
+                self.lines_out(self.lines.on_gone(self.hist, g.ball, last, min(self.now, g.t + 1.0 / self.fps)))
                 self._emit(
                     Event(
                         EventType.POT, g.t, 0, g.confidence, ball=self.ids[g.ball], pocket=g.pocket, extra=dict(g.extra)
@@ -380,8 +383,6 @@ class EventDetector:
         anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, o.t)) is not None}
         for g in group:
             anchors[g.ball] = g.anchor
-        for g in group:
-            self.lines.on_start(g.ball, g.anchor)
         positions, frozen, touching = rest_layout(self.table, self.ids, anchors, s)
         extra: dict[str, Any] = {"speed_mm_s": round(o.speed, 1)}
         if running:

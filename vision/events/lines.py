@@ -42,6 +42,8 @@ class LineWatcher:
         self.s = s
         self.lines = ((Line.CENTRE, 0.0), (Line.HOUSE, table.house_line_x))
         self.side = np.full((n_balls, len(self.lines)), _UNKNOWN, dtype=np.int8)
+        # offset of the rest centre from each line when the ball last left rest; NaN once it has crossed
+        self.start_off = np.full((n_balls, len(self.lines)), np.nan)
         self.hw = half_window
 
     def on_rest(self, hist: History, b: int, anchor: np.ndarray, n: int) -> list[Crossing]:
@@ -60,9 +62,11 @@ class LineWatcher:
         return out
 
     def on_start(self, b: int, anchor: np.ndarray) -> None:
+        """A ball leaves rest: its sides from the rest centre (every start, struck or hit)."""
         for i, (_, x_line) in enumerate(self.lines):
             off = float(anchor[0]) - x_line
             self.side[b, i] = 0 if abs(off) <= self.s.on_line_tol_mm else int(np.sign(off))
+            self.start_off[b, i] = off
 
     def update(self, hist: History, m: int, moving: np.ndarray) -> list[Crossing]:
         """Crossings confirmed at counter m by the smoothed centres of the moving balls."""
@@ -89,10 +93,34 @@ class LineWatcher:
                 beyond = abs(x_far - x_line)
                 extra: dict[str, object] = {}
                 conf = 1.0
-                if beyond < self.s.line_hysteresis_mm + self.s.review_band_mm:
+                start = float(self.start_off[b, i])
+                self.start_off[b, i] = np.nan
+                if abs(start) <= self.s.review_band_mm:
+                    # it rested within millimetres of the line: did it start on it (note 3)? review
+                    conf = 0.4
+                    extra = {"margin_mm": round(abs(start), 2), "review": True, "from_rest_near_line": True}
+                elif beyond < self.s.line_hysteresis_mm + self.s.review_band_mm:
                     conf = 0.6
                     extra = {"margin_mm": round(beyond, 2), "review": True}
                 out.append(Crossing(int(b), line, _to(new), t_x, conf, extra))
+        return out
+
+    def on_gone(self, hist: History, b: int, n: int, t_end: float) -> list[Crossing]:
+        """A ball went into a pocket: a crossing in its last unseen moment (a middle pocket sits on the
+        centre line) is found by running its last straight piece on to t_end."""
+        t, xy = hist.track(b, n - 2 * self.hw, n)
+        fit = fit_line(t, xy, noise_model(self.s))
+        if fit is None or abs(fit.v[0]) < 1e-6:
+            return []
+        out = []
+        for i, (line, x_line) in enumerate(self.lines):
+            old = int(self.side[b, i])
+            x_end = float(fit.at(t_end)[0]) - x_line
+            if old not in (-1, 1) or np.sign(x_end) != -old:
+                continue
+            t_x = float(np.clip(fit.t0 + (x_line - fit.p0[0]) / fit.v[0], t[-1], t_end))
+            self.side[b, i] = -old
+            out.append(Crossing(b, line, _to(-old), t_x, 0.8, {"into_pocket": True}))
         return out
 
     def jaw_bounce(self, b: int, pocket: str, jaw_x: float, t: float) -> Crossing | None:
