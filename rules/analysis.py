@@ -75,7 +75,9 @@ class ShotFacts:
 
 
 def _sorted(events: Sequence[Event]) -> list[Event]:
-    return sorted(events, key=lambda e: e.t)  # stable: equal times keep log order
+    """Time order; stable. At equal times a contact comes first: what it causes cannot precede it (vision
+    reports a frozen ball driven into its cushion at the contact time, docs/event-schema.md)."""
+    return sorted(events, key=lambda e: (e.t, e.type is not EventType.BALL_CONTACT))
 
 
 def _touching(start: Event, struck: str, positions: Mapping[str, Point], settings: RulesSettings,

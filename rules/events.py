@@ -118,10 +118,14 @@ class Event:
         except ValueError as exc:
             raise ValueError(f"unknown event type {d['type']!r}") from exc
         kw: dict[str, Any] = {}
+        scalar: dict[str, Any] = {}
         for name in _TYPED:
             if name not in d or d[name] is None:
                 continue
             v = d[name]
+            if name in ("frozen", "touching") and not isinstance(v, list | tuple):
+                scalar[name] = v  # not shot_start's list: e.g. a cushion event's `frozen: true` stays in extra
+                continue
             if name == "balls":
                 v = (str(v[0]), str(v[1])) if len(v) == 2 else tuple(v)
             elif name == "positions":
@@ -136,6 +140,7 @@ class Event:
                 v = str(v)
             kw[name] = v
         extra = {k: v for k, v in d.items() if k not in _CORE and k not in _TYPED}
+        extra.update(scalar)
         return cls(
             type=etype,
             t=float(d["t"]),

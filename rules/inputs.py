@@ -115,8 +115,8 @@ def parse_item(d: Mapping[str, Any], line: int = 0) -> LogItem:
     if d.get("type") in _BALL_EVENT_TYPES:
         try:
             return Event.from_dict(dict(d))
-        except ValueError as exc:
-            raise ValueError(f"line {line}: {exc}") from exc
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a malformed field: name the line
+            raise ValueError(f"line {line}: {type(exc).__name__}: {exc}: {dict(d)!r}") from exc
     return RefereeInput.from_dict(d, line)
 
 
