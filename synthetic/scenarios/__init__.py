@@ -33,6 +33,10 @@ SCENARIOS: dict[str, Callable[[int], Scenario]] = {
     "foul_ball_touched_by_hand": fouls.hand_touch,
     "foul_strike_before_balls_stopped": fouls.early_strike,
     "hanging_ball_drops_later": fouls.hanging_ball,
+    "frame_free": shots.frame_free,
+    "frame_combined": shots.frame_combined,
+    "frame_dynamic": shots.frame_dynamic,
+    "frame_russian71": shots.frame_russian71,
 }
 
 

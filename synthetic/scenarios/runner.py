@@ -54,6 +54,10 @@ class Director:
         if settle:
             self.settle()
 
+    def run_spot(self, balls: dict[str, tuple[float, float]]) -> None:
+        """Balls put on the bed by hand (spotting, ball in hand)."""
+        run_step(self, Place(balls))
+
     def settle(self) -> None:
         self.sim.run_until_rest(40.0)
         self.sim.run(POST_REST_S)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from calibration.table import Table
 from rules.rack import full_rack, incomplete_rack
 from synthetic.physics.stroke import Stroke
-from synthetic.scenarios.language import BankShot, Point, PotShot, Scenario, Shoot, SpotBalls
+from synthetic.scenarios.language import BankShot, PlayFrame, Point, PotShot, Scenario, Shoot, SpotBalls
 
 TABLE = Table.load()
 R = TABLE.ball_radius
@@ -189,3 +190,19 @@ def incomplete_rack_break(seed: int) -> Scenario:
         seed=seed,
         phase="break",
     )
+
+
+def _frame(game: str, name: str, what: str) -> Callable[[int], Scenario]:
+    def make(seed: int) -> Scenario:
+        rng = rng_of(seed)
+        setup = dict(full_rack(TABLE))
+        setup["C"] = house_spot(rng)
+        return Scenario(name, what, setup, [PlayFrame(game, foul_rate=0.12)], game=game, seed=seed, phase="break")
+
+    return make
+
+
+frame_free = _frame("free", "frame_free", "A whole frame of Free pyramid by two policy players")
+frame_combined = _frame("combined", "frame_combined", "A whole frame of Combined pyramid")
+frame_dynamic = _frame("dynamic", "frame_dynamic", "A whole frame of Dynamic pyramid")
+frame_russian71 = _frame("russian71", "frame_russian71", "A Russian 71 sequence with nominations")
