@@ -236,5 +236,24 @@ def judge_chain(
             res.potted.append(e.ball)
             win("1.20(1)", f"{name(e.ball)} potted in the {e.pocket} pocket (1.20(1))", e)
     if not res.legal:
-        res.text = "no ball completed a chain of 1.20 after the first contact"
+        seen = _what_happened(events, first_contact)
+        res.text = "no ball completed a chain of 1.20 after the first contact" + (f" ({seen})" if seen else "")
     return res
+
+
+def _what_happened(events: Sequence[Event], first_contact: int | None, limit: int = 4) -> str:
+    """The events after the first contact in words, for the referee reading a 1.20 foul."""
+    if first_contact is None:
+        return ""
+    words: list[str] = []
+    for e in events[first_contact:]:
+        if e.type is EventType.BALL_CONTACT and e.balls is not None:
+            words.append(f"{name(e.balls[0])} met {name(e.balls[1])}")
+        elif e.type is EventType.CUSHION:
+            words.append(f"{name(e.ball or '?')} touched the {e.cushion} cushion")
+        elif e.type is EventType.LINE_CROSS and e.line is Line.CENTRE:
+            words.append(f"{name(e.ball or '?')} crossed the centre line")
+    if not words:
+        return ""
+    more = f", and {len(words) - limit} more" if len(words) > limit else ""
+    return "seen: " + "; ".join(words[:limit]) + more
