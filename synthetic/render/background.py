@@ -162,7 +162,7 @@ def build_background(
             img[m] = atlas.sample(wood, xy_r)[m] * 0.30 * lit(xy_r, rail_h, m)[:, None]
             depth[m] = t_a[m]
         elif name == "floor":
-            img[m] = (np.asarray(style.floor_bgr, np.float32) / 255.0) * (
+            img[m] = atlas.sample_floor(xy_f)[m] * (
                 0.35 + 0.5 * lit(xy_f, -FLOOR_BELOW_BED_MM, m)[:, None]
             )
             depth[m] = t_f[m]
@@ -175,7 +175,9 @@ def build_background(
             img[m] = atlas.sample(wood, xy_c)[m] * 0.45 * lit(xy_c, z_c, m)[:, None]
             depth[m] = t_c[m]
         elif name == "bed":
-            img[m] = atlas.sample(cloth, xy_0)[m] * lit(xy_0, 0.0, m)[:, None]
+            # The cushion shades the cloth at its foot: a soft dark band along the nose.
+            foot = 1.0 - 0.28 * np.exp(np.minimum(d_0[m], 0.0) / 14.0)
+            img[m] = atlas.sample(cloth, xy_0)[m] * (lit(xy_0, 0.0, m) * foot)[:, None]
             depth[m] = t_0[m]
         elif name == "face":
             img[m] = atlas.sample(cloth, xy_0)[m] * 0.6 * lit(xy_0, nose / 2.0, m)[:, None]

@@ -19,7 +19,7 @@ class RenderStyle:
 
     cloth_bgr: BGR = (38, 128, 30)
     rail_bgr: BGR = (26, 46, 92)
-    floor_bgr: BGR = (30, 32, 36)
+    floor_bgr: BGR = (30, 38, 50)
     ball_set: BallSet = BallSet.PYRAMID
     ivory_bgr: BGR = (200, 228, 243)
     coloured_bgr: BGR = (20, 182, 232)  # the yellow coloured ball

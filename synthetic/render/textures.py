@@ -13,6 +13,7 @@ from synthetic.render.camera import table_outer_half
 from synthetic.render.style import RenderStyle
 
 ATLAS_MM_PER_PX = 1.25
+FLOOR_MM_PER_PX = 4.0
 
 
 @dataclass
@@ -21,6 +22,7 @@ class Atlas:
 
     cloth: np.ndarray  # (Ha, Wa, 3)
     wood: np.ndarray  # (Ha, Wa, 3)
+    floor: np.ndarray  # (Hf, Wf, 3) a tile of floorboards, repeated
     x0: float  # table x of atlas column 0
     y0: float  # table y of atlas row 0
     res: float  # mm per atlas pixel
@@ -30,6 +32,12 @@ class Atlas:
         mx = ((xy[..., 0] - self.x0) / self.res).astype(np.float32)
         my = ((xy[..., 1] - self.y0) / self.res).astype(np.float32)
         return mx, my
+
+    def sample_floor(self, xy: np.ndarray) -> np.ndarray:
+        mx = (xy[..., 0] / FLOOR_MM_PER_PX).astype(np.float32)
+        my = (xy[..., 1] / FLOOR_MM_PER_PX).astype(np.float32)
+        out: np.ndarray = cv2.remap(self.floor, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
+        return out
 
     def sample(self, which: np.ndarray, xy: np.ndarray) -> np.ndarray:
         mx, my = self.coords(xy)
@@ -52,7 +60,7 @@ def build_atlas(table: Table, style: RenderStyle, rng: np.random.Generator) -> A
     k = style.cloth_texture
     # Cloth: coarse mottling, the nap's streaks along the table, and fibre grain.
     shade = 1.0 + k * (
-        0.030 * _noise(rng, shape, (ha // 160, wa // 160))
+        0.018 * _noise(rng, shape, (ha // 160, wa // 160))
         + 0.007 * _noise(rng, shape, (ha // 12, wa // 400))
         + 0.010 * _noise(rng, shape, (ha // 40, wa // 40))
     )
@@ -75,7 +83,22 @@ def build_atlas(table: Table, style: RenderStyle, rng: np.random.Generator) -> A
     wood_shade = 1.0 + 0.10 * grain + 0.05 * _noise(rng, shape, (ha // 200, wa // 200))
     wood = wood_shade[..., None] * (np.asarray(style.rail_bgr, np.float32) / 255.0)[None, None, :]
     _paint_sights(wood, table, res, -hl_out, -hw_out)
-    return Atlas(cloth.astype(np.float32), wood.astype(np.float32), -hl_out, -hw_out, res)
+    return Atlas(cloth.astype(np.float32), wood.astype(np.float32), _floor(style, rng), -hl_out, -hw_out, res)
+
+
+def _floor(style: RenderStyle, rng: np.random.Generator) -> np.ndarray:
+    """A 4 m x 2 m tile of floorboards (140 mm wide, along x) with grain and tone per board."""
+    hf, wf = 500, 1000
+    board_px = 140.0 / FLOOR_MM_PER_PX
+    rows = np.arange(hf)[:, None] / board_px
+    board = np.floor(rows).astype(int)
+    tone = rng.normal(1.0, 0.05, board.max() + 2)[board]
+    grain = _noise(rng, (hf, wf), (hf // 2, wf // 60))
+    seam = np.clip(np.abs(rows - np.round(rows)) * board_px, 0.0, 1.0)  # a dark line between boards
+    shade = (tone * (1.0 + 0.04 * grain)) * (0.8 + 0.2 * seam)
+    base = np.asarray(style.floor_bgr, np.float32) / 255.0
+    out: np.ndarray = (shade[..., None] * base[None, None, :]).astype(np.float32)
+    return out
 
 
 def _to_px(x: float, y: float, x0: float, y0: float, res: float) -> tuple[float, float]:
