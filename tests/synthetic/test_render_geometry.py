@@ -97,3 +97,23 @@ def test_lens_distortion_never_folds_inside_the_frame() -> None:
             rd = r * (1 + k1 * r**2 + k2 * r**4)
             top = int(np.argmax(np.diff(rd) <= 0)) if np.any(np.diff(rd) <= 0) else len(r) - 1
             assert rd[top] > corner, f"seed {seed}: the lens folds at r_d={rd[top]:.3f} < corner {corner:.3f}"
+
+
+def test_a_ball_at_10_m_s_is_a_streak_along_its_motion() -> None:
+    table = Table.load()
+    cam = default_camera(table, W, H, 5)
+    style = RenderStyle(noise_sigma=0.0)  # the default 1/120 s exposure at 60 fps
+    empty = render_frame(table, cam, {}, style, 5)
+    p = (0.0, 0.0, table.ball_radius)
+    still = render_frame(table, cam, {"1": p}, style, 5)
+    fast = render_frame(table, cam, {"1": p}, style, 5, vel_mm_s={"1": (10000.0, 0.0, 0.0)}, exposure_s=1 / 120)
+
+    def extent(img: np.ndarray) -> tuple[int, int]:
+        # Ivory over green cloth: the blue channel rises where the ball is (its shadow only darkens).
+        ys, xs = np.nonzero(img[..., 0].astype(int) - empty[..., 0].astype(int) > 12)
+        return int(np.ptp(xs)), int(np.ptp(ys))
+
+    (sw, sh), (fw, fh) = extent(still), extent(fast)
+    travel_px = 10000.0 / 120 * get_renderer(table, cam, style, 5).rays.focal / 3000.0
+    assert fw > sw + 0.6 * travel_px, f"streak {fw} px wide, still ball {sw} px, travel {travel_px:.0f} px"
+    assert abs(fh - sh) <= 0.25 * sh  # the long axis of the table runs along the image width
