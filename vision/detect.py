@@ -67,6 +67,8 @@ class BallDetector:
         self._full_count = 0
         self._fg = np.zeros((self.rect.h, self.rect.w), np.uint8)
         self._lit = np.zeros((self.rect.h, self.rect.w), np.uint8)
+        self._last_px = np.zeros((0, 2))
+        self._since_full = 0
         self.skipped = 0  # frames answered from the last detection (for reports)
 
     def _shrink(self, img: np.ndarray) -> np.ndarray:
@@ -75,9 +77,17 @@ class BallDetector:
         return cv2.resize(img[: h * SMALL, : w * SMALL], (w, h), interpolation=cv2.INTER_AREA)
 
     # --- main entry ------------------------------------------------------------------------------
-    def detect(self, frame: np.ndarray, hints_mm: np.ndarray | None = None, allow_skip: bool = False) -> Detections:
+    def detect(
+        self,
+        frame: np.ndarray,
+        hints_mm: np.ndarray | None = None,
+        allow_skip: bool = False,
+        moving_mm: np.ndarray | None = None,
+    ) -> Detections:
         """Balls in one BGR or I420 frame. `hints_mm` (S, 2): predicted centres, used to split blobs.
-        `allow_skip`: the caller knows nothing is moving, so an unchanged frame may reuse the last result."""
+        `allow_skip`: the caller knows nothing is moving, so an unchanged frame may reuse the last result.
+        `moving_mm`: predicted centres of moving balls; blobs without one whose 4x4 block means did not
+        change since they were last measured keep their last detections (stationary balls in a shot)."""
         planes = self.rect.rectify_planes(frame)
         self.last_planes = planes
         tiny = self._shrink(planes[0])
@@ -85,23 +95,39 @@ class BallDetector:
             self.skipped += 1
             assert self._last is not None
             return self._last
-        self._ref_tiny, self._quiet_run = tiny, 0
+        self._quiet_run = 0
+        changed = None
+        if self._ref_tiny is not None and self._last is not None and self._since_full < self.config.quiet_max_frames:
+            diff = cv2.absdiff(tiny, self._ref_tiny)
+            _, changed = cv2.threshold(diff, self.config.quiet_level, 255, cv2.THRESH_BINARY)
+            changed = cv2.dilate(changed, np.ones((3, 3), np.uint8))
+            self._since_full += 1
+        else:
+            self._since_full = 0
         if not self.cloth.ready:
             self.cloth.initialise(planes)
         score = self.cloth.score(planes)
         fg = blob_mask(score, self.config.threshold, self._open)
         mask = cv2.bitwise_and(fg, self.rect.bed_mask)  # blobs are looked for on the bed only...
         hints_px = self.rect.to_px(hints_mm) if hints_mm is not None and len(hints_mm) else np.zeros((0, 2))
+        moving_px = self.rect.to_px(moving_mm) if moving_mm is not None and len(moving_mm) else np.zeros((0, 2))
         self._fg = fg  # ...but a ball in a pocket mouth is refined on all of its disc
-        centres, conf = self._centres(planes, score, mask, hints_px)
+        centres, conf, reused = self._centres(planes, score, mask, hints_px, moving_px, changed, tiny)
         self._full_count += 1
         if self._full_count % self.config.bg_every == 0:
-            self._update_cloth(planes, mask, centres)
-        self._last = self._build(frame, planes, centres, conf)
-        return self._last
+            self._update_cloth(planes, mask, np.vstack([centres, self._last_px[reused]]) if reused.size else centres)
+        new = self._build(frame, planes, centres, conf)
+        if reused.size:
+            assert self._last is not None
+            new = Detections.merge([new, self._last[reused]])
+            centres = np.vstack([centres, self._last_px[reused]])
+        self._last, self._last_px = new, centres
+        return new
 
     def _quiet(self, tiny: np.ndarray) -> bool:
         if self._ref_tiny is None or self._last is None or self._quiet_run >= self.config.quiet_max_frames:
+            return False
+        if self._since_full >= self.config.quiet_max_frames:
             return False
         diff = cv2.absdiff(tiny, self._ref_tiny)
         if int(diff[self._small_bed].max(initial=0)) > self.config.quiet_level:
@@ -111,13 +137,22 @@ class BallDetector:
 
     # --- stages --------------------------------------------------------------------------------
     def _centres(
-        self, planes: Planes, score: np.ndarray, mask: np.ndarray, hints_px: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Blobs on a small mask; seeds per blob at full table resolution; one vectorised refinement."""
+        self,
+        planes: Planes,
+        score: np.ndarray,
+        mask: np.ndarray,
+        hints_px: np.ndarray,
+        moving_px: np.ndarray,
+        changed: np.ndarray | None,
+        tiny: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Blobs on a small mask; seeds per blob at full table resolution; one vectorised refinement.
+        Returns new centres (px), their confidences, and the rows of the last detections reused."""
         r = self.r_px
         disc_area = np.pi * r * r
         small = self._shrink(mask)
         n, _, stats, _ = cv2.connectedComponentsWithStats((small > 0).view(np.uint8), connectivity=8)
+        previous_occluders = self.occluder_mask.copy()
         self.occluder_mask[:] = 0
         pad = int(np.ceil(r)) + 2
         H, W = mask.shape
@@ -125,10 +160,20 @@ class BallDetector:
         groups: list[tuple[np.ndarray, tuple[int, int], int, int]] = []  # (sub mask, origin, first, count)
         lit = self._lit
         lit[:] = 0
+        reused: list[np.ndarray] = []
+        ref = tiny.copy() if self._ref_tiny is None else self._ref_tiny
         for i in range(1, n):
             x, y, w, h, _ = stats[i]
             x0, y0 = max(x * SMALL - pad, 0), max(y * SMALL - pad, 0)
             x1, y1 = min((x + w) * SMALL + pad, W), min((y + h) * SMALL + pad, H)
+            calm = changed is not None and not changed[y : y + h, x : x + w].any()
+            if calm and not _inside(moving_px, x0, y0, x1, y1):
+                rows = np.nonzero(_inside_mask(self._last_px, x0, y0, x1, y1))[0]
+                if len(rows):
+                    reused.append(rows)
+                    self.occluder_mask[y0:y1, x0:x1] = previous_occluders[y0:y1, x0:x1]
+                    continue
+            ref[y : y + h, x : x + w] = tiny[y : y + h, x : x + w]
             # the lit-surface mask, flat over a ball whatever the shading (score weights would follow the
             # lamp's highlight), only where blobs are
             box = (x0, y0, x1, y1)
@@ -151,8 +196,11 @@ class BallDetector:
                     continue
                 groups.append((sub, (x0, y0), sum(len(q) for q in seeds), len(s)))
                 seeds.append(s + np.array([x0, y0]))
+        # blocks without blobs follow the frame; blobs not re-measured keep their reference
+        self._ref_tiny = np.where(small > 0, ref, tiny)
+        rows_used = np.unique(np.concatenate(reused)) if reused else np.zeros(0, dtype=int)
         if not seeds:
-            return np.zeros((0, 2)), np.zeros(0)
+            return np.zeros((0, 2)), np.zeros(0), rows_used
         c0 = np.concatenate(seeds)
         # centre on the lit surface; fall back to the score where that is empty (a black ball, a dark set)
         c, fill = mean_shift(lit, c0, r)
@@ -183,7 +231,13 @@ class BallDetector:
             if len(ok):
                 conf[ok] *= OCCLUDED_CONF * (1.0 - 0.6 * ring_support(sub, c[ok] - (x0, y0), r))
             self._mark_occluder(sub, x0, y0)
-        return _dedupe(c[keep], conf[keep], r)
+        c, conf = _dedupe(c[keep], conf[keep], r)
+        if len(rows_used):  # a new centre on a reused ball (overlapping windows) is dropped
+            old = self._last_px[rows_used]
+            d = np.hypot(c[:, None, 0] - old[None, :, 0], c[:, None, 1] - old[None, :, 1])
+            fresh = d.min(axis=1) >= r if len(c) else np.zeros(0, bool)
+            c, conf = c[fresh], conf[fresh]
+        return c, conf, rows_used
 
     def _mark_occluder(self, sub: np.ndarray, x0: int, y0: int) -> None:
         h, w = sub.shape
@@ -229,6 +283,14 @@ class BallDetector:
                 crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
             out[k] = cv2.resize(crop, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
         return out
+
+
+def _inside_mask(p: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    return (p[:, 0] >= x0) & (p[:, 0] < x1) & (p[:, 1] >= y0) & (p[:, 1] < y1)
+
+
+def _inside(p: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> bool:
+    return bool(len(p)) and bool(_inside_mask(p, x0, y0, x1, y1).any())
 
 
 def _hints_in(hints_px: np.ndarray, sub: np.ndarray, x0: int, y0: int) -> np.ndarray:

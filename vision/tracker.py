@@ -32,7 +32,8 @@ class BallTracker:
         live = [tr for tr in self.tracks.tracks.values() if tr.in_play]
         hints = np.array([tr.xy for tr in live]).reshape(-1, 2)
         calm = self.tracks.t is not None and all(tr.state != BallState.MOVING for tr in live)
-        dets = self.detector.detect(frame, hints_mm=hints, allow_skip=calm)
+        moving = np.array([tr.xy for tr in live if tr.state == BallState.MOVING]).reshape(-1, 2)
+        dets = self.detector.detect(frame, hints_mm=hints, allow_skip=calm, moving_mm=moving)
         self.last_detections = dets
         return self.tracks.step(dets, t, self._occluded)
 
