@@ -98,6 +98,9 @@ def play_lag(st: MatchState, rec: LagRecord, table: Table, cfg: RulesSettings) -
         decisions = (Decision(DecisionKind.LAG, st.players[0], (), "1.7.3"),)
     elif res.winner is not None:
         decisions = (Decision(DecisionKind.LAG_CHOICE, res.winner, ("play", "hand_over"), "1.7.4"),)
+        if st.playoff:  # 5.5.7: then play from hand in the house, nominating as always
+            decisions += (Decision(DecisionKind.CUE_BALL_IN_HAND, res.winner, ("house",), "5.5.7"),
+                          Decision(DecisionKind.NOMINATION, res.winner, (), "5.5.2"))
         st = replace(st, to_play=res.winner, breaker=res.winner if st.phase is Phase.BREAK else st.breaker)
     st = replace(st, decisions=(*st.decisions, *decisions))
     reasons = tuple(res.review) + tuple(prep.review)
@@ -245,8 +248,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     result, winner, decisions, next_player, extra = _ending(st, st2, rs, out, facts, fouls, player, opp, table)
     st2, spotted_more = extra
     spotted.extend(spotted_more)
-    if result is Result.CONTINUE and st2.playoff:
-        decisions = [*decisions, Decision(DecisionKind.CUE_BALL_IN_HAND, next_player or player, ("house",), "5.5.7")]
+    if result is Result.CONTINUE and st2.playoff and next_player is not None:  # else the lag decides who
+        decisions = [*decisions, Decision(DecisionKind.CUE_BALL_IN_HAND, next_player, ("house",), "5.5.7")]
     readings.extend(_state_readings(st, st2, rs, fouls))
     if result is Result.FRAME_WON and fouls and winner == opp and rs.game is Game.RUSSIAN71:
         readings.append(READINGS["russian_penalty_win"])

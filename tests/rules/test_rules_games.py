@@ -197,7 +197,7 @@ def test_russian_seventy_seventy_spots_the_ball_and_owes_a_lag() -> None:
     v = one(play_rows("russian71", pot("7"), before=[nom("7")], state={"score": {"A": 63, "B": 70}, "balls": balls}))
     assert v.score == {"A": 70, "B": 70} and v.result is Result.CONTINUE and v.next_player is None
     assert v.spotted[0]["ball"] == "7" and v.spotted[0]["x"] == pytest.approx(Table.load().rear_line_x, abs=0.1)
-    assert [d.kind for d in v.decisions_owed] == [DecisionKind.LAG, DecisionKind.CUE_BALL_IN_HAND]
+    assert [d.kind for d in v.decisions_owed] == [DecisionKind.LAG]  # the lag verdict owes the house (5.5.7)
 
 
 def test_russian_veterans_waive_1_20() -> None:

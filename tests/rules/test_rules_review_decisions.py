@@ -158,3 +158,19 @@ def test_interference_is_charged_to_the_opponent(where: str, game: str, steps: l
     assert v.next_player == "A"  # A, the non-offender, plays on or hands the shot back (1.6)
     assert owed(v)[DecisionKind.CHOICE_AFTER_FOUL][0] == "A"
     assert "1.28" in v.explanation
+
+
+# --- 5.5.7: at 70-70 the lag decides who plays; the decisions owed name no player before it --------------
+def test_seventy_all_owes_only_the_lag_then_the_winner_plays_from_the_house() -> None:
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 55, "B": 70},
+             balls={"C": [-900.0, 0.0], "5": [900.0, 0.0]})
+    lb.add("nominate", ball="5", pocket="rear_left")
+    lb.shot([("contact", "C", "5"), ("pot", "5", "rear_left")])
+    lb.rows.extend(r for r in _lag(None)[1:])  # B's ball stops nearer the front cushion
+    j = judge_log(parse_log(lb.rows), table=TABLE)
+    v, lag = j.outputs
+    assert isinstance(v, Verdict) and [d.kind for d in v.decisions_owed] == [DecisionKind.LAG]
+    assert isinstance(lag, LagVerdict) and lag.winner == "B" and lag.purpose == "seventy"
+    got = {d.kind: (d.by, d.options) for d in lag.decisions_owed}
+    assert got[DecisionKind.CUE_BALL_IN_HAND] == ("B", ("house",)) and got[DecisionKind.NOMINATION][0] == "B"
