@@ -14,9 +14,9 @@ from calibration.table import Table
 from rules.analysis import ShotFacts, analyse_shot
 from rules.corrections import corrected
 from rules.explain import build_review, explanation
-from rules.fouls import NOT_A_FOUL, OPPONENT_CLAUSES, Foul, detect_fouls
+from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
 from rules.frames import DEFAULT_PLAYERS, apply_state_line, initial_state, next_frame, state_from_header
-from rules.games import RULE_SETS, AtSeventy, Outcome, RuleSet, ShotInput, apply_penalty, score_shot
+from rules.games import RULE_SETS, Outcome, RuleSet, ShotInput, score_shot
 from rules.inputs import InputType, LogItem, RefereeInput
 from rules.lag import judge_lag
 from rules.readings import READINGS
@@ -25,6 +25,7 @@ from rules.settings import RulesSettings
 from rules.settle import apply_defaults, nomination_of, settle
 from rules.spotting import spot_balls
 from rules.state import Decision, DecisionKind, Game, Hand, MatchState, Nomination, Phase
+from rules.turns import ending, ends_frame, forced_result, opponent_penalty, opponents, penalty_streak
 from rules.verdict import LagVerdict, Output, Result, Review, Verdict
 
 Point = tuple[float, float]
@@ -198,9 +199,9 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     # 1.28 (or a foul naming the other player) is the foul of the player not at the table: paid by him.
     theirs = [Foul(str(r.get("clause")), str(r.get("reason") or "interference in the opponent's play"),
                    source="referee", offender=opp)
-              for r in [*referee, *rec.after_fouls] if _opponents(r, opp)]
-    referee = [r for r in referee if not _opponents(r, opp)]
-    rec = replace(rec, after_fouls=[r for r in rec.after_fouls if not _opponents(r, opp)])
+              for r in [*referee, *rec.after_fouls] if opponents(r, opp)]
+    referee = [r for r in referee if not opponents(r, opp)]
+    rec = replace(rec, after_fouls=[r for r in rec.after_fouls if not opponents(r, opp)])
     rep = detect_fouls(facts, rs, table, is_break=is_break, hand=st.hand,
                        require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans), referee=referee,
                        clock_overrun=overrun)
@@ -231,12 +232,12 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     si = ShotInput(st, player, is_break, potted, facts.jumped_balls, bool(fouls), break_illegal,
                    prep.nomination if rs.nominate.value != "none" else None,
                    nomination_during if rs.nominate.value != "none" else None, as_nominated, facts.struck)
-    if after and not fouls and _ends_frame(st, rs, score_shot(rs, si, after_foul=False)):
+    if after and not fouls and ends_frame(st, rs, score_shot(rs, si, after_foul=False)):
         after = []  # 1.22.3 note: a violation after the shot that ended the frame is not penalised
         readings.append(READINGS["after_last_ball"])
     out = score_shot(rs, si, after_foul=bool(after))
     if theirs:
-        _opponent_penalty(rs, st, opp, out, striker_fouled=bool(fouls or after))
+        opponent_penalty(rs, st, opp, out, striker_fouled=bool(fouls or after))
     readings.extend(out.readings)
     if facts.chain.legal and facts.chain.clause == "1.20(1)" and not out.counted and not is_break:
         readings.append(READINGS["pot_physical"])  # the shot is legal by a pot that does not score
@@ -245,7 +246,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     score = {p: st.score.get(p, 0) + out.points.get(p, 0) for p in st.players}
     targets = {p: st.targets.get(p, rs.target) + out.target_delta.get(p, 0) for p in st.players}
     st2 = replace(st2, score=score, targets=targets)
-    result, winner, decisions, next_player, extra = _ending(st, st2, rs, out, facts, fouls, player, opp, table)
+    result, winner, decisions, next_player, extra = ending(st, st2, rs, out, facts, fouls, player, opp, table)
     st2, spotted_more = extra
     spotted.extend(spotted_more)
     if result is Result.CONTINUE and st2.playoff and next_player is not None:  # else the lag decides who
@@ -253,14 +254,14 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     readings.extend(_state_readings(st, st2, rs, fouls))
     if result is Result.FRAME_WON and fouls and winner == opp and rs.game is Game.RUSSIAN71:
         readings.append(READINGS["russian_penalty_win"])
-    streak = _streak(st, facts, bool(fouls), player)
+    streak = penalty_streak(st, facts, bool(fouls), player)
     if result is Result.CONTINUE and rs.game is Game.CLASSIC71 and st.draw_warning and all(
             streak.get(p, 0) >= 3 for p in st.players):
         result = Result.DRAW
         notes.append("three penalty strokes each after the referee's warning, balls unchanged: draw (001)")
     forced_ball = out.counted[-1][0] if out.counted and not fouls else None
     if result is Result.DRAW and st.decisive:
-        decisions = [_forced_result(st, forced_ball)]
+        decisions = [forced_result(st, forced_ball)]
     frames_won = dict(st.frames_won)
     if result in (Result.FRAME_WON, Result.MATCH_WON) and winner is not None:
         frames_won[winner] = frames_won.get(winner, 0) + 1
@@ -327,61 +328,6 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
     return st2, verdict
 
 
-def _forced_result(st: MatchState, last_ball: str | None) -> Decision:
-    """001: a drawn frame that must have a result is replayed in full or, by agreement, in its last ball.
-
-    Owed by the player due to break the next frame (who also plays first in a last-ball replay); the
-    last-ball replay is open only when the draw came from a pot (70-70).
-    """
-    due = st.opponent(st.breaker or st.players[0])
-    options = ("replay_frame", "last_ball") if last_ball is not None else ("replay_frame",)
-    return Decision(DecisionKind.FORCED_RESULT, due, options, "001")
-
-
-def _opponents(r: RefereeInput, opp: str) -> bool:
-    """Is this referee foul the non-striker's? Any clause naming him (`player`), or 1.28 naming nobody.
-
-    A foul sent to a shot (`shot: N`) without `player` stays that shot's striker's (an after-shot foul).
-    """
-    named = r.get("player")
-    if named is not None:
-        return str(named) == opp
-    return r.get("shot") is None and str(r.get("clause")) in OPPONENT_CLAUSES
-
-
-def _opponent_penalty(rs: RuleSet, st: MatchState, offender: str, out: Outcome, striker_fouled: bool) -> None:
-    """The non-striker's foul (1.28): one penalty paid by him; the striker, as non-offender, decides (1.6).
-
-    When the striker fouled too, each pays his own penalty and the turn follows the striker's foul.
-    """
-    pen = Outcome()
-    apply_penalty(rs, st, offender, pen, False, False)
-    for p, v in pen.points.items():
-        out.points[p] = out.points.get(p, 0) + v
-    for p, v in pen.target_delta.items():
-        out.target_delta[p] = out.target_delta.get(p, 0) + v
-    out.readings.extend(pen.readings)
-    out.notes.extend(pen.notes)
-    if striker_fouled:
-        out.decisions.extend(d for d in pen.decisions if d.kind is DecisionKind.PENALTY_BALL)
-        return
-    out.decisions = [d for d in out.decisions if d.kind is not DecisionKind.CHOICE_AFTER_FOUL]
-    out.decisions.extend(pen.decisions)
-    out.next_player = pen.next_player
-
-
-def _ends_frame(st: MatchState, rs: RuleSet, out: Outcome) -> bool:
-    """Does a shot with this outcome end the frame: a player at his target, or no object ball left?"""
-    score = {p: st.score.get(p, 0) + out.points.get(p, 0) for p in st.players}
-    targets = {p: st.targets.get(p, rs.target) + out.target_delta.get(p, 0) for p in st.players}
-    if any(score[p] >= targets[p] for p in st.players):
-        return True
-    if rs.at_seventy is AtSeventy.LAG_PLAYOFF and all(score[p] == 70 for p in st.players):
-        return False  # 5.5.7: the frame goes on after a lag
-    left = [b for b in st.balls if b != "C" and b not in out.shelf] + [b for b in out.spot if b != "C"]
-    return not left
-
-
 def _drop_unknown_balls(st: MatchState, facts: ShotFacts, review: list[str]) -> None:
     """Pots and jumps of balls the engine does not have on the bed cannot be judged: dropped, for review."""
     on_bed = set(st.balls) | {facts.struck}
@@ -403,18 +349,6 @@ def _state_readings(st: MatchState, st2: MatchState, rs: RuleSet, fouls: list[Fo
     if st2.playoff and not st.playoff:
         out.append(READINGS["russian_7070"])
     return out
-
-
-def _streak(st: MatchState, facts: ShotFacts, foul: bool, player: str) -> dict[str, int]:
-    """001 forced draw: consecutive penalty strokes that leave the object balls where they were."""
-    streak = dict(st.penalty_streak)
-    if not st.draw_warning:
-        return streak
-    unchanged = foul and not (facts.moved - {facts.struck}) and not facts.potted
-    if not unchanged:
-        return {p: 0 for p in st.players}  # "подряд": any other stroke breaks the run for both players
-    streak[player] = streak.get(player, 0) + 1
-    return streak
 
 
 def _replay(st: MatchState, rec: ShotRecord, facts: ShotFacts, player: str, review: list[str],
@@ -467,52 +401,4 @@ def _move_balls(st: MatchState, rs: RuleSet, facts: ShotFacts, out: Outcome, pla
     if out.hand is not Hand.NONE and not rs.cue_any:
         balls.pop("C", None)
     return replace(st, balls=balls, shelves=shelves, hand=out.hand, premium=out.premium), spotted, review
-
-
-def _ending(st: MatchState, st2: MatchState, rs: RuleSet, out: Outcome, facts: ShotFacts, fouls: list[Foul],
-            player: str, opp: str, table: Table) -> tuple[
-        Result, str | None, list[Decision], str | None, tuple[MatchState, list[dict[str, object]]]]:
-    """Who wins, draws, or plays next; 70-70 (5.5.7, 001)."""
-    decisions = list(out.decisions)
-    next_player: str | None = out.next_player
-    spotted: list[dict[str, object]] = []
-    score, targets = st2.score, st2.targets
-    if st.decider:  # 001, last-ball replay: the player who fouls loses, a counted pot wins
-        if fouls:
-            return Result.FRAME_WON, opp, [], None, (st2, spotted)
-        if out.counted:
-            return Result.FRAME_WON, player, [], None, (st2, spotted)
-        return Result.CONTINUE, None, decisions, next_player, (st2, spotted)
-    seventy = out.counted and not fouls and all(score[p] == 70 for p in st.players) and rs.target == 71
-    if seventy and rs.at_seventy is AtSeventy.DRAW:
-        return Result.DRAW, None, [], None, (st2, spotted)
-    if seventy and rs.at_seventy is AtSeventy.LAG_PLAYOFF:
-        last = out.counted[-1][0]
-        shelves = dict(st2.shelves)
-        mine = list(shelves.get(player, ()))
-        if last in mine:
-            mine.remove(last)
-        shelves[player] = tuple(mine)
-        balls = dict(st2.balls)
-        balls.pop("C", None)
-        occupied = {b: p for b, p in balls.items() if p is not None}
-        xy = spot_balls(table, [last], occupied)[last]
-        balls[last] = xy
-        spotted.append({"ball": last, "x": round(xy[0], 1), "y": round(xy[1], 1), "clause": "5.5.7"})
-        st2 = replace(st2, balls=balls, shelves=shelves, playoff=True, hand=Hand.HOUSE)
-        decisions = [Decision(DecisionKind.LAG, player, (), "5.5.7")]
-        return Result.CONTINUE, None, decisions, None, (st2, spotted)
-    order = (opp, player) if fouls else (player, opp)
-    for p in order:
-        if score[p] >= targets[p]:
-            return Result.FRAME_WON, p, [], None, (st2, spotted)
-    if not [b for b in st2.balls if b != "C"]:
-        a, b = st.players
-        if score[a] == score[b]:
-            return Result.DRAW, None, [], None, (st2, spotted)
-        return Result.FRAME_WON, (a if score[a] > score[b] else b), [], None, (st2, spotted)
-    if st2.playoff:
-        st2 = replace(st2, hand=Hand.HOUSE, balls={b: p for b, p in st2.balls.items() if b != "C"})
-    _ = facts
-    return Result.CONTINUE, None, decisions, next_player, (st2, spotted)
 
