@@ -33,6 +33,7 @@ class TrackerConfig:
     lost_frames: int = 2  # misses before a vanished ball is potted / off the table / hidden
     vmax_mm_s: float = 12000.0
     class_penalty: float = 8.0
+    revive_frames: int = 15  # an unclaimed detection must stay put this long to bring a ball back
 
 
 @dataclass
@@ -82,6 +83,7 @@ class TrackSet:
         self.t: float | None = None
         self.frame = -1
         self.R = table.ball_radius
+        self._pending: list[tuple[np.ndarray, int]] = []  # unclaimed detections: position, frames seen
 
     # --- identity ---------------------------------------------------------------------------
     def _initialise(self, dets: Detections) -> None:
@@ -268,11 +270,19 @@ class TrackSet:
             tr.rest_xy = p.copy()
 
     def _revive(self, dets: Detections, used: set[int]) -> None:
-        """A detection no track took: a ball back in play (spotted after a pot) or one never seen."""
+        """A detection no track took: a ball back in play (spotted after a pot) or one never seen. Only once
+        it has stayed put for `revive_frames` frames: a hand or a passing cue tip does not."""
         free = [k for k in range(len(dets)) if k not in used and dets.confidence[k] >= 0.6]
-        if not free:
-            return
+        pending: list[tuple[np.ndarray, int]] = []
+        ready: list[int] = []
         for k in free:
+            xy = dets.xy_mm[k]
+            count = 1 + max((n for p, n in self._pending if np.hypot(*(p - xy)) < 5.0), default=0)
+            pending.append((xy.copy(), count))
+            if count >= self.config.revive_frames:
+                ready.append(k)
+        self._pending = pending
+        for k in ready:
             want_col = dets.cls[k] == BallClass.COLOURED
             cands = [
                 tr

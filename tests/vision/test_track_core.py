@@ -135,3 +135,15 @@ def test_rack_identities_follow_the_russian_order() -> None:
         assert np.hypot(*(st.xy_mm[st.index(b)] - np.asarray(rack[b]))) < 3, b
     assert np.hypot(*(st.xy_mm[st.index("C")] - (-1200.0, 50.0))) < 3
     assert st.id_confidence.min() > 0.5
+
+
+def test_potted_ball_comes_back_only_when_a_ball_stays_put() -> None:
+    ts = TrackSet(TABLE, ("1", "2"), {"1": (0.0, 0.0)})  # ball 2 not on the table
+    for f in range(10):  # a hand-like blob wandering around: never revives ball 2
+        st = ts.step(dets([(0.0, 0.0), (300.0 + 30.0 * f, 200.0)], seed=f), f / FPS)
+        assert st.state_of("2") == BallState.UNKNOWN
+    for f in range(10, 40):  # a ball placed on the spot and left there
+        st = ts.step(dets([(0.0, 0.0), (TABLE.rear_line_x, 0.0)], seed=f), f / FPS)
+    assert st.state_of("2") == BallState.STATIONARY
+    assert np.hypot(*(st.xy_mm[1] - (TABLE.rear_line_x, 0.0))) < 3
+    assert st.id_confidence[1] < 0.5  # the tracker cannot know which ball was spotted
