@@ -88,9 +88,18 @@ def solve_pot(
     height: float = 0.0,
     side: float = 0.0,
     allow_scratch: bool = False,
+    via: str | None = None,
 ) -> Stroke | None:
-    """A stroke that pots `target` in `pocket` off the cue ball (verified by a trial run), or None."""
+    """A stroke that pots `target` in `pocket` off the cue ball (verified by a trial run), or None.
+
+    With `via`, a kiss: the cue ball drives ball `via` into `target`, which goes into the pocket.
+    """
+    final = target
     aim = aim_point(sim, pocket)
+    if via is not None:
+        b = sim.pos[sim.index(target), :2]
+        aim = b - 2 * sim.R * (aim - b) / np.linalg.norm(aim - b)  # where `via` must meet `target`
+        target = via
     phi, cut = ghost_angle(sim, cue, target, aim)
     if cut > math.radians(80):
         return None
@@ -116,9 +125,9 @@ def solve_pot(
     if e1 is None:
         return None
     stroke = Stroke(cue, v, a1, height, side)
-    c = trial(sim, stroke, lambda ev: potted(ev, target))
+    c = trial(sim, stroke, lambda ev: potted(ev, final))
     c.run_until_rest(10.0)
-    if potted(c.events, target, pocket) and (allow_scratch or not potted(c.events, cue)):
+    if potted(c.events, final, pocket) and (allow_scratch or not potted(c.events, cue)):
         return stroke
     return None
 
@@ -165,4 +174,27 @@ def solve_bank(sim: Simulator, cue: str, target: str, pocket: str, cushion: str)
         hit = [e for e in ev if e.type is EventType.CUSHION and e.ball == target]
         return bool(hit) and hit[0].cushion == cushion and potted(ev, target, pocket) and not potted(ev, cue)
 
-    return solve_scan(sim, Stroke(cue, v, phi), ok, span_deg=1.5, n=13, speeds=(1.0, 1.25, 0.8))
+    mouth = aim_point(sim, pocket)
+
+    def miss(a: float) -> float | None:
+        """Signed distance by which the object ball's path after the rebound passes the mouth centre."""
+        rebound = lambda ev: any(e.type is EventType.CUSHION and e.ball == target for e in ev)  # noqa: E731
+        c = trial(sim, Stroke(cue, v, a), rebound, timeout=8.0)
+        hits = [e for e in c.events if e.type is EventType.CUSHION and e.ball == target]
+        if not hits or hits[0].cushion != cushion or not c.moving():
+            return None
+        k = c.index(target)
+        u = c.vel[k, :2] / np.linalg.norm(c.vel[k, :2])
+        r = mouth - c.pos[k, :2]
+        return float(u[0] * r[1] - u[1] * r[0])
+
+    a0, e0 = phi, miss(phi)
+    a1 = phi + 0.002
+    e1 = miss(a1)
+    for _ in range(6):
+        if e0 is None or e1 is None or abs(e1) < 0.3 or e1 == e0:
+            break
+        a0, e0, a1 = a1, e1, a1 - e1 * (a1 - a0) / (e1 - e0)
+        e1 = miss(a1)
+    base = Stroke(cue, v, a1 if e1 is not None else phi)
+    return solve_scan(sim, base, ok, span_deg=0.3, n=7, speeds=(1.0, 1.2))

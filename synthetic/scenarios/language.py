@@ -34,6 +34,7 @@ class PotShot:
     height: float = 0.0
     side: float = 0.0
     allow_scratch: bool = False
+    via: str | None = None  # a kiss: the cue ball drives `via` into `ball`
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,9 @@ def run_step(d: Director, step: Step) -> None:
     elif isinstance(step, PotShot):
         if d.game in ("russian71", "classic71"):
             d.referee({"type": "nominate", "ball": step.ball, "pocket": step.pocket})
-        s = solve_pot(sim, step.cue, step.ball, step.pocket, step.speed, step.height, step.side, step.allow_scratch)
+        s = solve_pot(
+            sim, step.cue, step.ball, step.pocket, step.speed, step.height, step.side, step.allow_scratch, step.via
+        )
         if s is None:
             d.notes.append(f"no verified stroke pots {step.ball} in {step.pocket}; played the ghost-ball aim")
             aim = aim_point(sim, step.pocket)

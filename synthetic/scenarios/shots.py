@@ -128,7 +128,7 @@ def bank_shot(seed: int) -> Scenario:
     """Ball 5 banked off the right long cushion across into the left middle pocket."""
     rng = rng_of(seed)
     ob = (float(rng.uniform(250, 450)), float(rng.uniform(-500, -350)))
-    cue = (float(rng.uniform(-600, -300)), float(rng.uniform(-200, 200)))
+    cue = (ob[0] + float(rng.uniform(-250, 50)), ob[1] + float(rng.uniform(550, 800)))
     return Scenario(
         "legal_bank_shot",
         "Ball 5 off the right-rear cushion into the left middle pocket",
@@ -152,9 +152,8 @@ def kiss_pot(seed: int) -> Scenario:
         "legal_kiss_pot",
         "Cue ball into 6, 6 into 11, 11 into the rear-left corner",
         setup,
-        [PotShot("11", "rear_left", cue="6", speed=None)],
+        [PotShot("11", "rear_left", via="6", speed=3200.0)],
         seed=seed,
-        notes="aim solved for 6 on 11",
     )
 
 
