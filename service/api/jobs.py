@@ -65,8 +65,16 @@ class JobRunner:
                 self.hub.publish(match.id, {"kind": "progress", "seq": 0,
                                             "data": {"analysis": job.id, "progress": frac, "t": t}})
 
+        def on_header(lines: list[dict[str, Any]]) -> None:
+            # The run's own match header and opening state (break, or the position it saw) open the log.
+            for d in lines:
+                if d.get("type") == "match":
+                    d["players"] = list(match.players)
+            matchlog.append(conn, self.hub, match, [(db.LogKind.INPUT, d) for d in lines], fold_now=False)
+
         cfg = AnalyzeConfig(video=Path(job.video), out=Path(job.out_dir), table=match.table_spec, game=match.game)
-        result = analyze(cfg, Hooks(on_event=on_event, on_progress=on_progress), self.stage_factory)
+        hooks = Hooks(on_event=on_event, on_progress=on_progress, on_header=on_header)
+        result = analyze(cfg, hooks, self.stage_factory)
         matchlog.publish_fold(self.hub, match, matchlog.refold(conn, match), db.last_seq(conn, match_id=match.id))
         db.set_report(conn, match_id=match.id, report_path=str(Path(job.out_dir) / "report.html"))
         msg = "; ".join(result.notes[-3:]) or "done"

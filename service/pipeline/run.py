@@ -84,6 +84,7 @@ class Hooks:
     on_verdict: Callable[[judging.VerdictView], None] | None = None
     on_progress: Callable[[int, int, float], None] | None = None  # frames done, frames total, video s
     on_note: Callable[[str], None] | None = None  # one-line messages for the user
+    on_header: Callable[[list[dict[str, Any]]], None] | None = None  # log lines the run adds (match, state)
 
 
 @dataclass
@@ -201,6 +202,8 @@ class _Run:
         self.header = judging.header_for(self.cfg.inputs, self.game, self.table.spec.name, str(decision.opening),
                                          self.cfg.state, first.positions)
         self.note(f"first shot: {decision.opening} ({decision.reason})")
+        if self.hooks.on_header and self.header:
+            self.hooks.on_header(list(self.header))
 
     def on_event(self, e: Event, image: Callable[[], np.ndarray]) -> None:
         if e.type is EventType.SHOT_START:

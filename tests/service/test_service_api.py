@@ -202,8 +202,26 @@ def test_analysis_job_runs_in_the_background(client: httpx.Client, clip: Path) -
     assert job["status"] == "done", job
     events = client.get(f"/matches/{job['match_id']}/events").json()
     assert [e["type"] for e in events].count("shot_end") == 3
+    # the run's opening decision opens the match log: a shot from the position it saw, not a break
+    header = [i["data"] for i in client.get(f"/matches/{job['match_id']}/inputs").json()]
+    assert [h["type"] for h in header] == ["match", "state"] and header[1]["phase"] == "play"
+    assert not client.get(f"/matches/{job['match_id']}/verdicts").json()[0].get("break")
     report = client.get(job["report_url"])
     assert report.status_code == 200 and "Pyramid Monitor report" in report.text
+
+
+def test_uploaded_video_is_analysed(client: httpx.Client, clip: Path) -> None:
+    r = client.post("/analyses/upload", files={"file": ("my clip.mp4", clip.read_bytes(), "video/mp4")},
+                    data={"game": "free"})
+    assert r.status_code == 202, r.text
+    job = r.json()
+    assert Path(job["video"]).name.endswith("my_clip.mp4") and Path(job["video"]).read_bytes() == clip.read_bytes()
+    deadline = time.monotonic() + 60
+    while job["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        job = client.get(f"/analyses/{job['id']}").json()
+    assert job["status"] == "done", job
+    assert client.get(f"/matches/{job['match_id']}").json()["game"] == "free"
 
 
 def test_upload_that_is_not_a_video_is_refused(client: httpx.Client) -> None:
