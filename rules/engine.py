@@ -103,7 +103,8 @@ def play_lag(st: MatchState, rec: LagRecord, table: Table, cfg: RulesSettings) -
             decisions += (Decision(DecisionKind.CUE_BALL_IN_HAND, res.winner, ("house",), "5.5.7"),
                           Decision(DecisionKind.NOMINATION, res.winner, (), "5.5.2"))
         st = replace(st, to_play=res.winner, breaker=res.winner if st.phase is Phase.BREAK else st.breaker)
-    st = replace(st, decisions=(*st.decisions, *decisions))
+    end_t = max((e.t for e in rec.events), default=None)
+    st = replace(st, decisions=(*st.decisions, *decisions), last_end_t=end_t)  # 1.26: the clock from the lag's end
     reasons = tuple(res.review) + tuple(prep.review)
     review = Review(bool(reasons), reasons, ())
     return st, LagVerdict(res.winner, res.replay, dict(res.reasons), decisions, review, purpose)

@@ -118,6 +118,7 @@ def next_frame(st: MatchState, table: Table) -> MatchState:
         frame=st.frame + 1,
         playoff=False,
         rebreak=False,
+        last_end_t=None,  # 1.26: racking is not the breaker's time; the clock starts with the frame's play
         forced_ball=None,
         decider=False,
         decider_free=(),

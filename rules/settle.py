@@ -108,7 +108,7 @@ def _choose(st: MatchState, inp: RefereeInput, table: Table, prep: ShotPrep) -> 
         player = dec.by if opt is Option.RERACK_BREAK else st.opponent(dec.by)
         st = _drop(st, dec.kind)
         st = replace(st, balls=rerack(st, table), phase=Phase.BREAK, hand=Hand.HOUSE, to_play=player,
-                     premium=False, rebreak=True, decisions=tuple(d for d in st.decisions
+                     premium=False, rebreak=True, last_end_t=None, decisions=tuple(d for d in st.decisions
                                                     if d.kind is not DecisionKind.CUE_BALL_IN_HAND))
         prep.notes.append(f"re-racked (1.12.2({3 if opt is Option.RERACK_BREAK else 4})): {player} breaks")
         return st

@@ -174,3 +174,28 @@ def test_seventy_all_owes_only_the_lag_then_the_winner_plays_from_the_house() ->
     assert isinstance(lag, LagVerdict) and lag.winner == "B" and lag.purpose == "seventy"
     got = {d.kind: (d.by, d.options) for d in lag.decisions_owed}
     assert got[DecisionKind.CUE_BALL_IN_HAND] == ("B", ("house",)) and got[DecisionKind.NOMINATION][0] == "B"
+
+
+# --- 1.26: the shot clock runs from the end of the previous shot, not across a re-rack ------------------
+def _clocked(*shots: tuple[list, float, str | None]) -> list[Verdict]:
+    from rules.logbuild import BREAK_THREE_CUSHIONS, BREAK_TWO_CUSHIONS
+
+    named = {"break3": BREAK_THREE_CUSHIONS, "break2": BREAK_TWO_CUSHIONS, "pot7": POT7, "safe": SAFE_2B}
+    lb = LogBuilder("free", frames_to_win=3)
+    lb.add("clock", action="start")
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 7, "B": 0})
+    for steps, wait, choice in shots:
+        if choice:
+            lb.add("choose", option=choice)
+        lb.shot(named[steps], wait_s=wait)
+    return verdicts(lb.rows)
+
+
+@pytest.mark.parametrize("shots,slow", [
+    ([("pot7", 5.0, None), ("break3", 120.0, None)], False),  # the next frame's break after racking
+    ([("pot7", 5.0, None), ("break2", 5.0, None), ("break3", 100.0, "rerack_break")], False),  # 1.12.2(3)
+    ([("safe", 5.0, None), ("safe", 50.0, None)], True),  # an ordinary shot 50 s after the last one
+])
+def test_clock_does_not_run_across_a_rerack(shots: list, slow: bool) -> None:
+    v = _clocked(*shots)[-1]
+    assert ("1.26" in [f.clause for f in v.fouls]) is slow, v.explanation
