@@ -124,7 +124,9 @@ def _paint_markings(cloth: np.ndarray, table: Table, res: float, x0: float, y0: 
         cv2.line(layer, (round(a[0] * f), round(a[1] * f)), (round(b[0] * f), round(b[1] * f)), 1.0,
                  max(1, round(1.5 / res)), cv2.LINE_AA, shift)
         lines = np.maximum(lines, layer * opacity)
-    _blend_mask(cloth, lines, white, 0.45)
+    # Soften to about the camera's footprint (~2 mm): a 1-texel line would alias into dashes.
+    lines = np.asarray(cv2.GaussianBlur(lines, (0, 0), 1.6 / res), np.float32)
+    _blend_mask(cloth, lines, white, 0.6)
     dots = np.zeros(cloth.shape[:2], np.float32)
     for name in ("centre_spot", "front_spot", "rear_spot"):
         x, y = table.markings[name]
