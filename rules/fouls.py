@@ -178,6 +178,10 @@ def detect_fouls(
         f.append(Foul(rs.clauses["cue_pot"], "the cue ball was potted"))
     if hand is Hand.HOUSE and not is_break:
         _hand_shot(facts, table, rs, rep)
+    elif is_break and struck in facts.start_positions and not table.in_house(facts.start_positions[struck]):
+        rep.readings.append(READINGS["placed_outside_house"])
+        rep.notes.append("the cue ball stood outside the house (or on the house line) for the break and nobody "
+                         "warned the player: it stands (1.11.3)")
     if clock_overrun:
         f.append(Foul("1.26", clock_overrun))
     for r in referee:

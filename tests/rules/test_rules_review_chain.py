@@ -84,3 +84,15 @@ def test_cushion_event_with_frozen_flag_reads_back() -> None:
 def test_malformed_event_names_its_line(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="line 2"):
         list(parse_log([{"type": "match", "game": "free", "players": ["A", "B"]}, bad]))
+
+
+@pytest.mark.parametrize("dx,outside", [(-100.0, False), (0.0, True), (50.0, True)])
+def test_break_from_outside_the_house_stands_with_a_note(dx: float, outside: bool) -> None:
+    """1.11.3: the break is from the house, not on the house line; unwarned, a cue ball outside it stands."""
+    from rules.logbuild import BREAK_THREE_CUSHIONS
+    from rules.rack import full_rack
+
+    positions = {**full_rack(TABLE), "C": (TABLE.house_line_x + dx, 0.0)}
+    v = judge_one(LogBuilder("russian71").shot(BREAK_THREE_CUSHIONS, positions=positions).rows)
+    assert v.legal and v.is_break
+    assert any("1.11.3" in r for r in v.readings) is outside
