@@ -234,6 +234,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
                    prep.nomination if rs.nominate.value != "none" else None,
                    nomination_during if rs.nominate.value != "none" else None, as_nominated, facts.struck)
     if after and not fouls and ends_frame(st, rs, score_shot(rs, si, after_foul=False)):
+        notes.extend(f"after the shot: {f.reason} ({f.clause}): not penalised, the shot ended the frame (1.22.3)"
+                     for f in after)
         after = []  # 1.22.3 note: a violation after the shot that ended the frame is not penalised
         readings.append(READINGS["after_last_ball"])
     out = score_shot(rs, si, after_foul=bool(after))

@@ -81,6 +81,18 @@ CASES: dict[str, Callable[[], LogBuilder]] = {
         [_nom("3", mode="clean", how="off ball 7")]),
     "classic71_ball_and_pocket_legal": lambda: _played("classic71", POT7, [_nom("7", mode="ball_pocket")]),
     "classic71_double_hit_foul_1.18": lambda: _played("classic71", SAFE_2B, double_hit=True),
+    # Review findings (see test_rules_review_*.py)
+    "free_break_pot_and_jumped_ball_foul_1.12.1": lambda: LogBuilder("free").shot(
+        [("contact", "C", "4"), ("cushion", "5", "left_rear"), ("pot", "6", "rear_left"), ("off", "3")]),
+    "russian71_winning_pot_then_touch_not_penalised_legal": lambda: _played(
+        "russian71", POT7, [_nom("7")], state={"score": {"Ivanov": 64, "Petrov": 20}}).add(
+        "foul", clause="1.17", reason="touched ball 3 with the sleeve after the shot"),
+    "russian71_interference_by_the_opponent_legal": lambda: _played(
+        "russian71", POT7, [_nom("7")], during=[{"type": "foul", "clause": "1.28",
+                                                 "reason": "Petrov moved ball 12 during the shot"}]),
+    "classic71_last_ball_seventy_all_draw_legal": lambda: _played(
+        "classic71", [("contact", "C", "5"), ("pot", "5", "rear_left")], [_nom("5")],
+        state={"score": {"Ivanov": 55, "Petrov": 70}, "balls": {"C": [-900.0, 0.0], "5": [900.0, 0.0]}}),
 }
 
 

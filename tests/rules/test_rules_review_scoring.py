@@ -43,7 +43,7 @@ def test_foul_after_the_frame_winning_shot_is_not_penalised(game: str, before: i
     v = verdicts(lb.rows)[-1]
     assert v.result in (Result.FRAME_WON, Result.MATCH_WON) and v.winner == "A", v.explanation
     assert v.score["A"] >= target and v.legal and not v.fouls
-    assert "1.22" in " ".join(v.readings)
+    assert "1.22" in " ".join(v.readings) and "not penalised" in v.explanation
 
 
 @pytest.mark.parametrize("game,score_a,score_b", [("free", 3, 3), ("russian71", 30, 20)])
