@@ -20,6 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--review-confidence", type=float, default=None,
                         help="events below this confidence are marked for review")
     parser.add_argument("--veterans", action="store_true", help="Russian 71: waive 1.20 (5.5.8 note)")
+    parser.add_argument("--decisive", action="store_true",
+                        help="Classic 71: every frame must have a result, a draw is replayed (001)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,10 +50,11 @@ def run(args: argparse.Namespace) -> int:
                     rows.append(json.loads(line))
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"{args.log}:{n}: not JSON: {exc}") from exc
-        if args.veterans:
-            for row in rows:
-                if row.get("type") == "match":
-                    row["veterans"] = True
+        for flag in ("veterans", "decisive"):
+            if getattr(args, flag):
+                for row in rows:
+                    if row.get("type") == "match":
+                        row[flag] = True
         judgement = judge_log(parse_log(rows), game=game, table=table, settings=settings)
     except (OSError, ValueError) as exc:
         print(f"judge: {exc}", file=sys.stderr)

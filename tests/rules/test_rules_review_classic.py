@@ -105,3 +105,20 @@ def test_last_ball_replay_starts_from_the_house_with_the_ball_on_the_third_spot(
     assert v.player == "B" and v.legal
     st2 = judge_log(parse_log(lb.rows), table=TABLE).state
     assert st2 is not None and set(st2.balls) == {"C", "5"}
+
+
+def test_judge_cli_decisive_flag(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+    import json
+
+    from service.cli import judge
+
+    log = tmp_path / "drawn.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in _drawn(False).rows))
+    parser = argparse.ArgumentParser()
+    judge.add_arguments(parser)
+    for flag, owed in (([], False), (["--decisive"], True)):
+        assert judge.run(parser.parse_args([str(log), *flag])) == 0
+        last = json.loads(capsys.readouterr().out.splitlines()[-1])
+        assert last["result"] == "draw"
+        assert any(d["decision"] == "forced_result" for d in last["decisions_owed"]) is owed
