@@ -1,9 +1,9 @@
 """The shot clock of 1.26 (slow play), as a pure value.
 
-1.26.1: after warning a slow player, the referee may impose 45 s per shot on both players, announces when
-10 s are left, and an overrun is a foul (1.29). 1.26.2: the clock starts as soon as the previous shot ends
-(1.14); each player may once per frame ask for an extension that doubles the time ("двукратное
-продление"), twice in the deciding frame of a match level on frames.
+1.26 (one clause in the seed): after warning a slow player, the referee may impose 45 s per shot on both
+players, announces when 10 s are left, and an overrun is a foul (1.29). The clock starts as soon as the
+previous shot ends (1.14); each player may once per frame ask for an extension that doubles the time
+("двукратное продление"), twice in the deciding frame of a match level on frames.
 
 Readings committed here: an extension doubles the time of the shot it is asked for (45 s -> 90 s), and
 only one extension applies to any one shot; the second extension of a deciding frame is for a later shot.
@@ -18,16 +18,16 @@ import math
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-LIMIT_S = 45.0  # 1.26.1
-WARNING_S = 10.0  # 1.26.1
-EXTENSIONS_PER_FRAME = 1  # 1.26.2
-EXTENSIONS_DECIDING_FRAME = 2  # 1.26.2
+LIMIT_S = 45.0  # 1.26
+WARNING_S = 10.0  # 1.26
+EXTENSIONS_PER_FRAME = 1  # 1.26
+EXTENSIONS_DECIDING_FRAME = 2  # 1.26
 
 
 class ClockStatus(StrEnum):
     OK = "ok"
-    WARNING = "warning"  # the referee announces that warning_s are left (1.26.1)
-    OVERRUN = "overrun"  # foul (1.26.1, 1.29)
+    WARNING = "warning"  # the referee announces that warning_s are left (1.26)
+    OVERRUN = "overrun"  # foul (1.26, 1.29)
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ShotClock:
     limit_s: float = LIMIT_S
     warning_s: float = WARNING_S
     extensions_left: int = EXTENSIONS_PER_FRAME
-    extended: bool = False  # this shot's time is doubled (1.26.2)
+    extended: bool = False  # this shot's time is doubled (1.26)
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.limit_s) and self.limit_s > 0.0):
@@ -49,24 +49,24 @@ class ShotClock:
 
     @classmethod
     def for_frame(cls, deciding: bool, limit_s: float = LIMIT_S, warning_s: float = WARNING_S) -> ShotClock:
-        """A player's clock at the start of a frame: one extension, two in the deciding frame (1.26.2)."""
+        """A player's clock at the start of a frame: one extension, two in the deciding frame (1.26)."""
         n = EXTENSIONS_DECIDING_FRAME if deciding else EXTENSIONS_PER_FRAME
         return cls(limit_s=limit_s, warning_s=warning_s, extensions_left=n)
 
     @property
     def time_s(self) -> float:
-        """Time allowed for this shot: the limit, doubled when extended (1.26.2)."""
+        """Time allowed for this shot: the limit, doubled when extended (1.26)."""
         return 2.0 * self.limit_s if self.extended else self.limit_s
 
     @property
     def warning_at_s(self) -> float:
-        """Elapsed time at which the referee announces the last warning_s (1.26.1)."""
+        """Elapsed time at which the referee announces the last warning_s (1.26)."""
         return self.time_s - self.warning_s
 
     def status(self, elapsed_s: float) -> ClockStatus:
-        """OK, WARNING (warning_s or less left) or OVERRUN (past the time: a foul, 1.26.1).
+        """OK, WARNING (warning_s or less left) or OVERRUN (past the time: a foul, 1.26).
 
-        `elapsed_s` counts from the end of the previous shot (1.26.2).
+        `elapsed_s` counts from the end of the previous shot (1.26).
         """
         _check_elapsed(elapsed_s)
         if elapsed_s > self.time_s:
@@ -81,17 +81,17 @@ class ShotClock:
         return max(0.0, self.time_s - elapsed_s)
 
     def with_extension(self, elapsed_s: float | None = None) -> ShotClock:
-        """This shot with its time doubled, one extension used (1.26.2).
+        """This shot with its time doubled, one extension used (1.26).
 
         Raises ValueError when no extension is left in the frame, this shot is already extended, or, given
-        the time the player asked at, the time had already run out (1.26.2: the extension is asked in time).
+        the time the player asked at, the time had already run out (1.26: the extension is asked in time).
         """
         if elapsed_s is not None and self.status(elapsed_s) is ClockStatus.OVERRUN:
-            raise ValueError(f"extension asked at {elapsed_s:g} s, after the {self.time_s:g} s ran out (1.26.2)")
+            raise ValueError(f"extension asked at {elapsed_s:g} s, after the {self.time_s:g} s ran out (1.26)")
         if self.extended:
-            raise ValueError("this shot is already extended: one extension per shot (1.26.2)")
+            raise ValueError("this shot is already extended: one extension per shot (1.26)")
         if self.extensions_left <= 0:
-            raise ValueError("no extension left in this frame (1.26.2)")
+            raise ValueError("no extension left in this frame (1.26)")
         return replace(self, extended=True, extensions_left=self.extensions_left - 1)
 
     def next_shot(self) -> ShotClock:

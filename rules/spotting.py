@@ -2,13 +2,13 @@
 
 The spotting line is the long axis (y = 0) from the rear spot to the middle of the rear cushion. A ball
 to be spotted goes to the free point of that line nearest the rear spot on the rear side; when the rear
-side is full it goes to the free point nearest the rear spot on the centre-spot side (1.25.3). "Free"
+side is full it goes to the free point nearest the rear spot on the centre-spot side (1.25.2). "Free"
 means that its surface stays at least `gap_mm` from every ball already on the bed or already spotted
 (1.25.2: as close as possible, but not touching) and it does not overlap the rear cushion.
 
 Reading committed here: taking, ball after ball, the free point nearest the rear spot gives both "each as
 close as possible to the previous" (the previous spotted ball is the nearest obstacle behind it) and
-"as close as possible to the rear spot and to the balls in the way" (1.25.3). When even the centre-spot side
+"as close as possible to the rear spot and to the balls in the way" (1.25.2). When even the centre-spot side
 has no room up to the centre spot, the search goes on along the axis to the front cushion; only a bed with
 the whole long axis blocked raises.
 """

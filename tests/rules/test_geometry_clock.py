@@ -16,10 +16,10 @@ from rules.clock import ClockStatus, ShotClock
     [
         (0.0, ClockStatus.OK, 45.0),
         (34.9, ClockStatus.OK, 10.1),
-        (35.0, ClockStatus.WARNING, 10.0),  # 1.26.1: announced 10 s before the time runs out
+        (35.0, ClockStatus.WARNING, 10.0),  # 1.26: announced 10 s before the time runs out
         (44.9, ClockStatus.WARNING, 0.1),
         (45.0, ClockStatus.WARNING, 0.0),  # reaching the limit is still in time
-        (45.01, ClockStatus.OVERRUN, 0.0),  # 1.26.1: overrun is a foul
+        (45.01, ClockStatus.OVERRUN, 0.0),  # 1.26: overrun is a foul
         (300.0, ClockStatus.OVERRUN, 0.0),
     ],
 )

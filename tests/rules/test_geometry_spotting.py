@@ -125,7 +125,7 @@ def test_no_room_behind_the_spot_continues_towards_the_centre(spec: str) -> None
     rear = [out[b][0] for b in balls[:rear_room]]
     front = [out[b][0] for b in balls[rear_room:]]
     assert rear[-1] <= table.half_length - r
-    assert front == pytest.approx([x0 - sep, x0 - 2 * sep]), "as close to the rear spot as possible (1.25.3)"
+    assert front == pytest.approx([x0 - sep, x0 - 2 * sep]), "as close to the rear spot as possible (1.25.2)"
     _assert_valid(table, out, {}, DEFAULT_GAP_MM)
 
 
