@@ -58,6 +58,8 @@ def reseed(kf: KalmanFilter, xy: np.ndarray, vel: np.ndarray, vel_std: float) ->
 
 
 def innovation_std(kf: KalmanFilter) -> float:
-    """Isotropic std (mm) of the predicted measurement: sqrt(trace(S) / 2), S = H P H' + R."""
-    S = kf.H @ kf.P @ kf.H.T + kf.R
-    return float(np.sqrt(np.trace(S) / 2.0))
+    """Isotropic std (mm) of the predicted measurement: sqrt(trace(S) / 2), S = H P H' + R.
+
+    H picks the position, so trace(H P H') = P[0, 0] + P[1, 1] (no matrix products per call)."""
+    P, R = kf.P, kf.R
+    return float(np.sqrt((P[0, 0] + P[1, 1] + R[0, 0] + R[1, 1]) / 2.0))

@@ -220,8 +220,12 @@ class TrackSet:
         tr.conf = float(dets.confidence[k])
         new_patch = dets.data["patch"][k] if "patch" in dets.data else None
         spinning = False
-        if new_patch is not None and tr.patch is not None and new_patch.any() and tr.patch.any():
-            spinning = float(np.mean(np.abs(new_patch.astype(np.int16) - tr.patch))) > self.config.spin_diff
+        # spin on the spot only matters where the ball is not travelling (1.14.1); a travelling ball's
+        # patch changes anyway
+        if new_patch is not None and tr.patch is not None and innov < 0.2 * self.R:
+            if new_patch.any() and tr.patch.any():
+                diff = np.abs(new_patch.astype(np.int16) - tr.patch)
+                spinning = float(diff.sum()) / diff.size > self.config.spin_diff
         tr.patch = new_patch
         tr.history.append(tr.xy)
         self._motion_state(tr, spinning)
