@@ -92,9 +92,11 @@ def apply_state_line(st: MatchState, inp: RefereeInput) -> MatchState:
         raise ValueError(f"line {inp.line}: to_play {to_play!r} is not one of the players {st.players!r}")
     hand = Hand(inp.get("hand", Hand.NONE.value if "C" in balls else Hand.HOUSE.value))
     phase = Phase(inp.get("phase", Phase.PLAY.value))
+    # A position states everything: the flags of special sequences (70-70, re-break, last-ball replay) end.
     return replace(st, balls=balls, score=score, targets=targets, shelves=shelves, to_play=to_play, hand=hand,
                    phase=phase, decisions=(), premium=bool(inp.get("premium", False)),
-                   frame=int(inp.get("frame", st.frame)))
+                   frame=int(inp.get("frame", st.frame)), playoff=False, rebreak=False, decider=False,
+                   decider_free=(), forced_ball=None, penalty_streak={})
 
 
 def next_frame(st: MatchState, table: Table) -> MatchState:
