@@ -92,7 +92,7 @@ def play_lag(st: MatchState, rec: LagRecord, table: Table, cfg: RulesSettings) -
     crossed, unknown = _crossed_long_axis(rec, balls)
     res = judge_lag(table, rec.events, balls, crossed, min_confidence=cfg.review_confidence)
     prep.review.extend(f"crossed_long_axis names ball {b}, which is not a lag ball: ignored" for b in unknown)
-    purpose = "seventy" if st.playoff else "break"
+    purpose = "seventy" if st.playoff else ("interference" if st.rebreak else "break")
     st = replace(st, decisions=tuple(d for d in st.decisions if d.kind is not DecisionKind.LAG))
     decisions: tuple[Decision, ...] = ()
     if res.replay:
@@ -102,7 +102,8 @@ def play_lag(st: MatchState, rec: LagRecord, table: Table, cfg: RulesSettings) -
         if st.playoff:  # 5.5.7: then play from hand in the house, nominating as always
             decisions += (Decision(DecisionKind.CUE_BALL_IN_HAND, res.winner, ("house",), "5.5.7"),
                           Decision(DecisionKind.NOMINATION, res.winner, (), "5.5.2"))
-        st = replace(st, to_play=res.winner, breaker=res.winner if st.phase is Phase.BREAK else st.breaker)
+        new_breaker = st.phase is Phase.BREAK and not st.rebreak  # a 1.27 re-break keeps the frame's (1.13)
+        st = replace(st, to_play=res.winner, breaker=res.winner if new_breaker else st.breaker)
     end_t = max((e.t for e in rec.events), default=None)
     st = replace(st, decisions=(*st.decisions, *decisions), last_end_t=end_t)  # 1.26: the clock from the lag's end
     reasons = tuple(res.review) + tuple(prep.review)

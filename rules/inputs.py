@@ -27,6 +27,7 @@ class InputType(StrEnum):
     CLOCK = "clock"  # action: start | stop | extension (1.26)
     LAG = "lag"  # balls: {ball: player}; the ball events up to the next shot_end are the lag (1.7)
     WARNING = "warning"  # about: penalty_draw (001: three penalty strokes each after a warning)
+    INTERFERENCE = "interference"  # 1.27: balls moved by an outsider; restored: false = re-rack, lag, break
 
 
 class Option(StrEnum):

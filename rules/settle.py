@@ -117,8 +117,8 @@ def _choose(st: MatchState, inp: RefereeInput, table: Table, prep: ShotPrep) -> 
         return st
     player = dec.by if opt is Option.PLAY else st.opponent(dec.by)
     st = _drop(st, dec.kind)
-    if dec.kind is DecisionKind.LAG_CHOICE:
-        st = replace(st, breaker=player if st.phase is Phase.BREAK else st.breaker)
+    if dec.kind is DecisionKind.LAG_CHOICE:  # a re-break (1.12.2, 1.27) keeps the frame's breaker (1.13)
+        st = replace(st, breaker=player if st.phase is Phase.BREAK and not st.rebreak else st.breaker)
     return replace(st, to_play=player)
 
 
@@ -152,9 +152,23 @@ def settle(st: MatchState, inputs: Sequence[RefereeInput], table: Table) -> tupl
             st = _clock(st, inp, prep)
         elif t is InputType.WARNING:
             st = replace(st, draw_warning=True)
+        elif t is InputType.INTERFERENCE:
+            st = _interference(st, inp, table, prep)
         else:
             prep.review.append(f"line {inp.line}: {t} input not expected here: ignored")
     return st, prep
+
+
+def _interference(st: MatchState, inp: RefereeInput, table: Table, prep: ShotPrep) -> MatchState:
+    """1.27: balls moved by an outsider or an emergency. Restored (the default): play goes on, no foul. Not
+    restorable: the cue ball in hand in the house, the object balls on the table re-racked (an incomplete
+    pyramid, 1.8 note), a lag for the next stroke, played as a break (1.12), the score kept."""
+    if inp.get("restored", True):
+        prep.notes.append("balls moved by an outsider were restored, no foul (1.27)")
+        return st
+    prep.notes.append("balls moved by an outsider could not be restored: re-racked, a lag decides who breaks (1.27)")
+    return replace(st, balls=rerack(st, table), phase=Phase.BREAK, hand=Hand.HOUSE, premium=False, rebreak=True,
+                   last_end_t=None, decisions=(Decision(DecisionKind.LAG, st.to_play, (), "1.27"),))
 
 
 def _clock(st: MatchState, inp: RefereeInput, prep: ShotPrep) -> MatchState:

@@ -135,7 +135,7 @@ class LagVerdict:
     reasons: dict[str, str]
     decisions_owed: tuple[Decision, ...]
     review: Review
-    purpose: str  # "break" (1.7) or "seventy" (5.5.7)
+    purpose: str  # "break" (1.7), "seventy" (5.5.7) or "interference" (1.27)
 
     def to_dict(self) -> dict[str, Any]:
         return {

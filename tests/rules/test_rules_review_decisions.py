@@ -199,3 +199,29 @@ def _clocked(*shots: tuple[list, float, str | None]) -> list[Verdict]:
 def test_clock_does_not_run_across_a_rerack(shots: list, slow: bool) -> None:
     v = _clocked(*shots)[-1]
     assert ("1.26" in [f.clause for f in v.fouls]) is slow, v.explanation
+
+
+# --- 1.27: balls that cannot be restored: re-rack, lag, a break; the score is kept -----------------------
+@pytest.mark.parametrize("restored", [True, False])
+def test_interference_not_restorable_reracks_and_a_lag_decides(restored: bool) -> None:
+    from rules.rack import incomplete_rack
+
+    lb = LogBuilder("russian71", frames_to_win=2)
+    balls = {"C": [-1200.0, 0.0], "7": [600.0, 300.0], "3": [500.0, -300.0], "5": [-200.0, 100.0]}
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 30, "B": 40}, balls=balls)
+    lb.add("interference", restored=restored, reason="a spectator's bag fell on the table")
+    if restored:
+        lb.shot(SAFE_2B)
+    else:
+        lb.rows.extend(_lag(None)[1:])  # B wins the lag
+        lb.shot([("contact", "C", "7"), ("cushion", "3", "rear"), ("cushion", "5", "left_rear"),
+                 ("cushion", "7", "right_rear")])
+    j = judge_log(parse_log(lb.rows), table=TABLE)
+    v = j.verdicts[-1]
+    if restored:
+        assert v.player == "A" and not v.is_break
+        return
+    lag = j.outputs[0]
+    assert isinstance(lag, LagVerdict) and lag.purpose == "interference" and lag.winner == "B"
+    assert v.player == "B" and v.is_break and v.legal and v.score == {"A": 30, "B": 40}
+    assert dict(j.states[0].balls) == dict(incomplete_rack(TABLE, ["5", "7", "3"]))  # 1.8 note, cue ball in hand
