@@ -85,10 +85,10 @@ def decode_rate(video: Path, threads: int, max_frames: int | None) -> tuple[floa
 def camera_for(truth: GroundTruth, video: Path, which: str) -> CameraModel:
     if which == "truth":
         return truth.camera
-    from calibration.calibration import calibrate  # optional colleague module, imported only when asked
+    from calibration.api import calibrate_file  # the calibration package's automatic fit, only when asked
 
-    first = next(iter(FileSource(video, i420=False)))
-    return calibrate(first.image, Table(truth.table)).camera  # type: ignore[no-any-return]
+    cal, _ = calibrate_file(video, spec=truth.table.name)
+    return cal.camera
 
 
 def analyse_case(
