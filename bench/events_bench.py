@@ -85,6 +85,16 @@ def match(
     )
 
 
+def _etype(e: Event | tuple[Event, Event]) -> EventType:
+    return e[0].type if isinstance(e, tuple) else e.type
+
+
+def _prf(c: dict[str, int]) -> dict[str, float]:
+    p = c["tp"] / max(c["tp"] + c["fp"], 1)
+    r = c["tp"] / max(c["tp"] + c["fn"], 1)
+    return {"precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12), "n_truth": c["tp"] + c["fn"]}
+
+
 def _first_contacts(events: list[Event]) -> list[frozenset[str] | None]:
     """The first ball contact of each shot (None for a shot without one)."""
     out: list[frozenset[str] | None] = []
@@ -192,12 +202,17 @@ def run(
     counts: dict[str, dict[str, int]] = {str(t): {"tp": 0, "fp": 0, "fn": 0} for t in EventType}
     errors: dict[str, list[float]] = {str(t): [] for t in EventType}
     first_ok = first_n = n_cases = 0
+    kind_counts: dict[str, dict[str, int]] = {}
     misses: list[str] = []
     t_start = time.time()
     for case in cases:
         n_cases += 1
         found = [e for e in detect_events(case.table, case.fps, case.states) if e.confidence >= MIN_CONF]
         pairs, fn, fp = match(case.truth, found, case.fps)
+        kind = case.name.rsplit("-", 1)[0].rstrip("_0123456789") or case.name
+        kc = kind_counts.setdefault(kind, {"tp": 0, "fp": 0, "fn": 0})
+        for group, sign in ((pairs, "tp"), (fn, "fn"), (fp, "fp")):
+            kc[sign] += sum(1 for e in group if _etype(e) in (EventType.BALL_CONTACT, EventType.CUSHION))
         for te, fe in pairs:
             counts[str(te.type)]["tp"] += 1
             errors[str(te.type)].append(abs(te.t - fe.t) * case.fps)
@@ -214,6 +229,7 @@ def run(
             first_ok += int(got == want)
             if got != want:
                 misses.append(f"{case.name}: first contact {sorted(want or [])} detected {sorted(got or [])}")
+    by_kind = {kind: {k: round(v, 3) for k, v in _prf(c).items()} for kind, c in sorted(kind_counts.items())}
     per_type: dict[str, dict[str, float]] = {}
     for name, c in counts.items():
         if c["tp"] + c["fp"] + c["fn"] == 0:
@@ -233,6 +249,7 @@ def run(
         "first_contact_right": first_ok / max(first_n, 1),
         "n_shots": first_n,
         "seconds": round(time.time() - t_start, 1),
+        "contacts_and_cushions_by_kind": by_kind,
         "mismatches": misses,
     }
     result["targets"] = _targets(result)
@@ -263,6 +280,9 @@ def _print(res: dict[str, Any], misses: list[str]) -> None:
         )
     print(f"median timing error (all but shot_end): {res['median_timing_error_frames']:.2f} frames")
     print(f"first contact right: {res['first_contact_right']:.3f} of {res['n_shots']} shots")
+    print("ball contacts + cushions by scenario kind:")
+    for kind, v in res["contacts_and_cushions_by_kind"].items():
+        print(f"  {kind:<24} P {v['precision']:.3f}  R {v['recall']:.3f}  F1 {v['f1']:.3f}  ({v['n_truth']:.0f} true)")
     for name, v in res["targets"].items():
         print(f"  target {name:<22} {v['value']:.3f} (>= / <= {v['target']}) {'OK' if v['ok'] else 'MISSED'}")
     if misses:

@@ -8,7 +8,6 @@ the stream is `emit_hold_s` past them. shot_end needs the settle window by defin
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import replace
 from enum import StrEnum
 from typing import Any
@@ -17,6 +16,7 @@ import numpy as np
 
 from calibration.table import Table
 from rules.events import BALL_IDS, Event, EventType
+from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, pair_candidates, verify_contact
 from vision.events.cushions import Boundary, Touch, touch_candidates, verify_touch
 from vision.events.fit import fit_line
@@ -37,7 +37,7 @@ class ShotPhase(StrEnum):
     RUNNING = "running"
 
 
-class EventDetector:
+class EventDetector(ClusterLogic):
     """Incremental event detector: call `update` with every frame's BallStates, then `flush` at the end."""
 
     def __init__(
@@ -64,6 +64,8 @@ class EventDetector:
         self.last_seen = np.full(len(ids), -np.inf)
         self.started = np.full(len(ids), -np.inf)  # last start from rest per ball
         self.last_stop = -np.inf
+        self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
+        self.shot_anchors: dict[int, np.ndarray] = {}
         self.now = 0.0
 
     # --- public -----------------------------------------------------------------------------------
@@ -263,10 +265,21 @@ class EventDetector:
             # set moving through touching balls: report the contacts the starts themselves prove
             for o in group:
                 self._contacts_in_cluster(o)
+            if len(group) > 1:
+                self._cluster_pairs(group)
             return True
         first = min(o.n_first for o in group)
-        if self.phase is ShotPhase.RUNNING and not final and n < first + 2 * self.D:
+        running = self.phase is ShotPhase.RUNNING
+        if running and not final and n < first + 2 * self.D:
             return False  # a start during a shot: let a slow chain through touching balls show itself
+        if running and all(o.speed < self.s.early_stroke_min_speed_mm_s for o in group):
+            # a slow creep of a ball touching one that was hit in this shot: pushed on, not disturbed
+            reach = self.s.cause_gap_mm + self.s.onset_mm  # its rest centre may have crept a little
+            for o in group:
+                for x, p in self.shot_anchors.items():
+                    hit = max(self.last_hit[x], self.started[x]) >= self.shot_t0
+                    if x != o.ball and hit and self.table.ball_gap(p, o.anchor) <= reach:
+                        return True
         striker = choose_striker(group)
         self.last_hit[striker.ball] = max(self.last_hit[striker.ball], striker.t)
         for o in group:
@@ -274,65 +287,6 @@ class EventDetector:
                 self._contact_from_start(striker.ball, o)
         self._uncaused_start(striker, group)
         return True
-
-    def _cluster(self, o: Onset) -> dict[int, int]:
-        """Balls at rest joined to the starting ball by a chain of touching balls: {ball: the next ball
-        on the chain towards the starting one} (breadth first, so chains are shortest)."""
-        t0 = o.t - 1.0 / self.fps
-        pts = {x: a for x in range(len(self.ids)) if x != o.ball and (a := self.motion.anchor_at(x, t0)) is not None}
-        pts[o.ball] = o.anchor
-        parent = {o.ball: o.ball}
-        todo = [o.ball]
-        while todo:
-            x = todo.pop(0)
-            for y, p in pts.items():
-                if y not in parent and self.table.ball_gap(pts[x], p) <= self.s.cause_gap_mm:
-                    parent[y] = x
-                    todo.append(y)
-        del parent[o.ball]
-        return parent
-
-    def _recent(self, x: int, t: float) -> bool:
-        w = 2 * self.s.cause_window_s
-        return bool(abs(self.last_hit[x] - t) <= w or abs(self.started[x] - t) <= w)
-
-    def _cluster_hit(self, o: Onset, members: set[int]) -> bool:
-        """A ball joined to this one by touching balls (outside its own group) was hit or started."""
-        return any(self._recent(x, o.t) for x in self._cluster(o) if x not in members)
-
-    def _contacts_in_cluster(self, o: Onset) -> None:
-        """The chain of contacts that carried an impulse through touching balls to this one: the first
-        link proven by this ball's start, the links through balls that stayed still (Newton's cradle)
-        reported at the start time with confidence 0.75 and extra {"cluster": true}."""
-        parent = self._cluster(o)
-        sources = [x for x in parent if self._recent(x, o.t)]
-        if not sources:
-            return
-        depth = {x: self._depth(parent, x) for x in sources}
-        x = min(sources, key=lambda y: depth[y])
-        t_src = min(t for t in (self.last_hit[x], self.started[x]) if abs(t - o.t) <= 2 * self.s.cause_window_s)
-        path = [x]
-        while path[-1] in parent:
-            path.append(parent[path[-1]])  # ends with the starting ball
-        for a, b in itertools.pairwise(path):
-            key = (min(a, b), max(a, b))
-            if abs(t_src - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
-                continue
-            if b == o.ball and self._contact_from_start(a, o):
-                continue
-            self.last_pair[key] = t_src
-            self.last_hit[[a, b]] = np.maximum(self.last_hit[[a, b]], t_src)
-            ev = Event(
-                EventType.BALL_CONTACT, t_src, 0, 0.75, balls=(self.ids[a], self.ids[b]), extra={"cluster": True}
-            )
-            self._emit(ev)
-
-    @staticmethod
-    def _depth(parent: dict[int, int], x: int) -> int:
-        d = 0
-        while x in parent:
-            x, d = parent[x], d + 1
-        return d
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving or just-hit ball
@@ -364,7 +318,9 @@ class EventDetector:
         c = verify_contact(self.hist, self.motion, self.s, a, o.ball, m, m - 1 - self.W, n_hi, self.R, self.fps)
         if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
             # two balls at rest: an impulse passed on, no earlier than the hit that brought it
-            t_src = [t for t in (self.last_hit[a], self.started[a]) if abs(t - o.t) <= 2 * self.s.cause_window_s]
+            w = 2 * self.s.cause_window_s
+            t_src = [float(self.last_hit[a])] if abs(self.last_hit[a] - o.t) <= w else []
+            t_src = t_src or ([float(self.started[a])] if abs(self.started[a] - o.t) <= w else [])
             if t_src and c.t < min(t_src):
                 c = replace(c, t=min(t_src))
         if c is None or not self._contact(c):
@@ -399,6 +355,8 @@ class EventDetector:
             touching=touching,
             extra=extra,
         )
+        if self.phase is ShotPhase.IDLE:
+            self.shot_t0, self.shot_anchors = o.t, dict(anchors)
         self.phase = ShotPhase.RUNNING
         self.last_stop = o.t
         near = [(self.table.ball_gap(o.anchor, p), x) for x, p in anchors.items() if x != b]

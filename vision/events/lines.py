@@ -88,6 +88,7 @@ class LineWatcher:
                     continue
                 self.side[b, i] = new
                 if old in (0, _UNKNOWN):
+                    self.start_off[b, i] = np.nan
                     continue  # note 3 (left the line it rested on) or a side not known yet
                 t_x = self._root(hist, int(b), x_line, m - 2 * self.hw, m + self.hw)
                 beyond = abs(x_far - x_line)

@@ -144,17 +144,18 @@ class MotionTracker:
         fit = fit_line(t, xy, noise_model(self.s))
         if fit is None:
             return None
-        t_on = self._start_time(fit, st.anchor, st.first_off)
+        t_on = self._start_time(b, fit, st.anchor, st.first_off)
         onset = Onset(b, t_on, st.first_off, st.anchor.copy(), fit)
         st.past = [*st.past[-4:], (st.rest_since, t_on, st.anchor.copy())]
         st.status, st.moving_since, st.first_off, st.off_count = Motion.MOVING, t_on, None, 0
         return onset
 
-    def _start_time(self, fit: LineFit, anchor: np.ndarray, first_off: int) -> float:
+    def _start_time(self, b: int, fit: LineFit, anchor: np.ndarray, first_off: int) -> float:
         """When the first moving samples' line passes the anchor, kept between the last rest frame and
         the first frame off the anchor."""
         t_first = self.hist.time(first_off)
-        t_prev = self.hist.time(first_off - 1) if self.hist.has(first_off - 1) else t_first - 1.0 / self.fps
+        seen, _ = self.hist.track(b, first_off - self.rest_frames, first_off - 1)  # last frame seen at rest
+        t_prev = float(seen[-1]) if len(seen) else t_first - 1.0 / self.fps
         v2 = float(np.dot(fit.v, fit.v))
         if v2 <= 0:
             return t_prev
