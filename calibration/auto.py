@@ -65,21 +65,20 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
     weak = [k for k, s in enumerate(sides) if s.inlier_fraction < MIN_SIDE_FRACTION]
     if weak:
         raise CalibrationError(f"{NOT_FOUND} (no clear cushion edge on {len(weak)} side(s) of the cloth)")
-    face = sum(s.has_face for s in sides) >= 3
-    nose_pts = [s.outer if face and s.has_face else s.inner for s in sides]
-    lines = [cv2.fitLine(p.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(4) for p in nose_pts]
+    lines = [cv2.fitLine(s.points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(4) for s in sides]
     # side k runs from quad corner k to k+1, so nose corner k is where sides k-1 and k meet
     corners = _line_intersections(lines)
     try:
         cam0, perm, err_px = init_from_corners(corners, table, h, width, height)
     except ValueError as exc:
         raise CalibrationError(f"{NOT_FOUND} ({exc})") from exc
-    obs = _cushion_observations(sides, perm, table, h, face)
+    obs = _cushion_observations(sides, perm, table, h)
     cam, res = refine(cam0, obs, fit_k2=False)
     _check_fit(cam, res, sp, spec_name, slack=3.0)  # a spec of the wrong shape fails here, cheaply
     obs = obs.subset(_inliers(res))
     cam, res = refine(cam, obs, fit_k2=True)
-    notes = [f"cushion face {'seen: bed edge and nose both fitted' if face else 'not seen: nose edge fitted'}"]
+    face = float(np.mean([s.face_fraction for s in sides]))
+    notes = [f"cushion face seen as a dark band under the nose in {100 * face:.0f}% of the profiles"]
     found_lines: dict[str, np.ndarray] = {}
     if sp.markings_painted:
         cam, obs, how, found_lines = _orient(lab, cam, table, obs)
@@ -129,19 +128,12 @@ def _check_fit(cam: CameraModel, res: np.ndarray, sp: TableSpec, spec_name: str,
     return rms
 
 
-def _cushion_observations(sides: list[SideEdges], perm: tuple[int, ...], table: Table, h: float, face: bool
-                          ) -> Observations:
+def _cushion_observations(sides: list[SideEdges], perm: tuple[int, ...], table: Table, h: float) -> Observations:
     parts = []
     for k, s in enumerate(sides):
         name, ax, sign = SIDE_OF_CORNERS[frozenset((perm[k], perm[(k + 1) % 4]))]
         val = sign * (table.half_length if ax == 0 else table.half_width)
-        idx = SIDE_ORDER.index(name)
-        if face and s.has_face:
-            parts += [Observations.rows(s.inner, 0.0, ax, val, idx), Observations.rows(s.outer, h, ax, val, idx)]
-        elif face:
-            parts.append(Observations.rows(s.inner, 0.0, ax, val, idx))
-        else:
-            parts.append(Observations.rows(s.inner, h, ax, val, idx))
+        parts.append(Observations.rows(s.points, h, ax, val, SIDE_ORDER.index(name)))
     return Observations.concat(parts)
 
 

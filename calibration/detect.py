@@ -29,21 +29,12 @@ class ClothRegion:
 
 @dataclass(frozen=True)
 class SideEdges:
-    """Edge points found along one side of the outline, kept by a robust curve fit.
+    """Cushion-nose edge points found along one side of the outline, kept by a robust curve fit."""
 
-    `inner` is the first edge met coming from the bed. When the camera sees the cushion's face below the
-    nose (a darker band: the usual view from above the bed), `inner` is the bed's edge (z = 0) and `outer`
-    the nose itself (z = nose height); otherwise `outer` is empty and `inner` is the nose.
-    """
-
-    inner: np.ndarray  # (N, 2) full-resolution pixels
-    outer: np.ndarray  # (M, 2)
+    points: np.ndarray  # (N, 2) full-resolution pixels on the nose line (z = nose height)
     candidates: int  # profiles searched
     inlier_fraction: float
-
-    @property
-    def has_face(self) -> bool:
-        return len(self.outer) >= max(8, 0.3 * self.candidates)
+    face_fraction: float  # share of profiles where the cushion's face showed as a dark band
 
 
 def to_lab(image_bgr: np.ndarray) -> np.ndarray:
@@ -96,7 +87,8 @@ def find_cloth(image_bgr: np.ndarray) -> ClothRegion:
     # tolerance from the spread of the hue-like distance over the cloth candidates themselves
     spread = float(np.percentile(np.abs(lab[..., 1] * b0 - lab[..., 2] * a0)[near] / max(c0, 1e-6), 90))
     tol = max(5.0, 2.0 * spread)
-    mask = (across < tol) & (along > 0.35 * c0) & (along < 1.8 * c0 + tol)
+    # the lower bound on chroma is loose: vignetting and dim corners shrink (a, b) towards grey
+    mask = (across < tol) & (along > max(0.15 * c0, 3.0)) & (along < 1.8 * c0 + tol)
     # an opening wider than a forearm or a cue cuts off cloth-coloured things reaching over the table
     k = max(3, round(OPEN_MM_FRACTION * sw)) | 1
     mask_u8 = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN,
@@ -107,13 +99,19 @@ def find_cloth(image_bgr: np.ndarray) -> ClothRegion:
     # the component that holds most of the candidate pixels, not merely the largest
     votes = np.bincount(labels[near], minlength=n)
     votes[0] = 0
-    k = int(np.argmax(votes))
-    region = (labels == k).astype(np.uint8)
+    main = int(np.argmax(votes))
+    region = (labels == main).astype(np.uint8)
     frac = float(region.sum()) / (sh * sw)
     if frac < 0.08:
         raise CalibrationError(f"{NOT_FOUND} (the cloth region covers only {100 * frac:.0f}% of the frame)")
+    # an arm and a cue across a corner cut the cloth in pieces: take back sizeable pieces next to the main one
+    near_main = cv2.dilate(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3 * k, 3 * k))).astype(bool)
+    sizes = np.bincount(labels.ravel(), minlength=n)
+    for j in np.unique(labels[near_main]):
+        if j not in (0, main) and sizes[j] >= 0.002 * sh * sw:
+            region[labels == j] = 1
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    hull = cv2.convexHull(np.vstack(contours))
     quad = _quad_from_hull(hull.reshape(-1, 2).astype(np.float64))
     if quad is None:
         raise CalibrationError(f"{NOT_FOUND} (the cloth outline is not a quadrilateral)")
@@ -168,10 +166,10 @@ def side_edges(
 ) -> SideEdges:
     """Edge points of the cushion along the outline side a -> b.
 
-    Each profile runs from inside the bed outwards across the outline. The first strong edge met is the
-    bed's end (or the nose when no face shows); a second edge of opposite sign within `max_band_px` is the
-    nose above the cushion face. Balls, arms, cues and pocket gaps give other edges: the robust curve fit
-    drops them.
+    Each profile runs from inside the bed outwards across the outline. Seen from above the bed, the
+    cushion's face below the nose (and the shadow at its foot) is a darker band: a darkening edge, then,
+    within `max_band_px`, the brightening one of the nose. With no band the first strong edge is the nose.
+    Balls, arms, cues and pocket gaps give other edges: the robust curve fit drops them.
     """
     d = (b - a) / np.linalg.norm(b - a)
     t = np.linspace(0.07, 0.93, n_profiles)
@@ -187,30 +185,31 @@ def side_edges(
     inside &= (pts[..., 0] <= lab_full.shape[1] - 1) & (pts[..., 1] <= lab_full.shape[0] - 1)
     dl[~inside] = 0.0
     band = int(max_band_px / step)
-    inner, outer = [], []
+    found, faces = [], 0
     for i in range(n_profiles):
         g = dl[i]
         half = max(len(g) // 3, 4)
         noise = 1.4826 * float(np.median(np.abs(g[:half] - np.median(g[:half]))))
-        thr = max(1.5, 6.0 * noise, 0.2 * float(np.abs(g).max()))
+        # from the bed's own texture, not from the strongest edge: rails and floor beyond can be far stronger
+        thr = max(1.5, 6.0 * noise)
         strong = np.flatnonzero(np.abs(g) >= thr)
         if len(strong) == 0:
             continue
         j = _peak(np.abs(g), strong[0])
-        inner.append(base[i] - (s[0] + j * step) * inward)
         sign = np.sign(g[round(j)])
+        # a darkening (shadow at the cushion's foot, its face) then a brightening within the face's width:
+        # the brightening is the nose. The foot itself is not used: its shading makes it soft and biased.
         k0 = round(j) + 2
-        opp = np.flatnonzero(-sign * g[k0 : k0 + band] >= thr)
+        opp = np.flatnonzero(-sign * g[k0 : k0 + band] >= thr) if sign < 0 else np.zeros(0, int)
         if len(opp):
-            k = _peak(-sign * g, k0 + opp[0])
-            outer.append(base[i] - (s[0] + k * step) * inward)
-    if len(inner) < 8:
-        return SideEdges(np.zeros((0, 2)), np.zeros((0, 2)), n_profiles, 0.0)
-    p = np.asarray(inner)
+            j = _peak(-sign * g, k0 + opp[0])
+            faces += 1
+        found.append(base[i] - (s[0] + j * step) * inward)
+    if len(found) < 8:
+        return SideEdges(np.zeros((0, 2)), n_profiles, 0.0, 0.0)
+    p = np.asarray(found)
     keep = ransac_curve(p, d, tol_px=1.5, seed=seed)
-    q = np.asarray(outer) if len(outer) >= 8 else np.zeros((0, 2))
-    keep_q = ransac_curve(q, d, tol_px=1.5, seed=seed) if len(q) else np.zeros(0, bool)
-    return SideEdges(p[keep], q[keep_q], n_profiles, float(keep.sum()) / n_profiles)
+    return SideEdges(p[keep], n_profiles, float(keep.sum()) / n_profiles, faces / n_profiles)
 
 
 def _peak(g: np.ndarray, j: int | np.integer) -> float:

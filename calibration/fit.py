@@ -25,6 +25,7 @@ SIDE_OF_CORNERS = {
     frozenset((3, 0)): ("right", 1, -1.0),
 }
 SIDE_ORDER = ("front", "left", "rear", "right")
+MIN_DOWN_COS = math.cos(math.radians(45.0))  # an overhead camera looks within 45 degrees of straight down
 _CRIT = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-10)
 
 
@@ -85,14 +86,15 @@ def unproject(px: np.ndarray, z: np.ndarray | float, K: np.ndarray, dist: np.nda
     return c[None, :2] + s[:, None] * rays[:, :2]
 
 
-N_PARAMS = 11  # log f, k1, k2, rvec (3), tvec (3), cx, cy
+N_PARAMS = 13  # log f, k1, k2, rvec (3), tvec (3), cx, cy, p1, p2
 PP_PRIOR_PX = 15.0  # the principal point stays near the image centre: 1 mm of residual per this many px
+TANGENTIAL_PRIOR = 1e-3  # p1, p2 of a decent lens: 1 mm of residual per this much
 
 
 def _unpack(x: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     f = math.exp(x[0])
     K = np.array([[f, 0.0, x[9]], [0.0, f, x[10]], [0.0, 0.0, 1.0]])
-    dist = np.array([x[1], x[2], 0.0, 0.0, 0.0])
+    dist = np.array([x[1], x[2], x[11], x[12], 0.0])
     return K, dist, x[3:6].copy(), x[6:9].copy()
 
 
@@ -109,7 +111,7 @@ def camera_from_x(x: np.ndarray, width: int, height: int) -> CameraModel:
 
 def x_from_camera(cam: CameraModel) -> np.ndarray:
     return np.concatenate([[math.log(cam.K[0, 0]), cam.dist[0], cam.dist[1]], cam.rvec, cam.tvec,
-                           [cam.K[0, 2], cam.K[1, 2]]])
+                           [cam.K[0, 2], cam.K[1, 2], cam.dist[2], cam.dist[3]]])
 
 
 def init_from_corners(
@@ -135,7 +137,7 @@ def init_from_corners(
             if not ok:
                 continue
             R = cv2.Rodrigues(rvec)[0]
-            if (-R.T @ tvec.reshape(3))[2] <= 0.0:  # the camera must be above the table
+            if (-R.T @ tvec.reshape(3))[2] <= 0.0 or -R[2, 2] < MIN_DOWN_COS:  # above the table, looking down
                 continue
             proj, _ = cv2.projectPoints(obj, rvec, tvec, K, None)
             err = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
@@ -158,7 +160,7 @@ def refine(
         x0[2] = 0.0
     mask = np.ones(N_PARAMS, bool)
     mask[2] = fit_k2
-    mask[9:11] = fit_pp
+    mask[9:13] = fit_pp  # principal point and tangential terms: together, held by priors
     centre = np.array([w / 2.0, h / 2.0])
 
     def fun(xf: np.ndarray) -> np.ndarray:
@@ -166,7 +168,7 @@ def refine(
         x[mask] = xf
         r = residuals_mm(x, obs, w, h)
         if fit_pp:
-            r = np.concatenate([r, (x[9:11] - centre) / PP_PRIOR_PX])
+            r = np.concatenate([r, (x[9:11] - centre) / PP_PRIOR_PX, x[11:13] / TANGENTIAL_PRIOR])
         return r
 
     sol = least_squares(fun, x0[mask], loss="soft_l1", f_scale=f_scale_mm, x_scale="jac", max_nfev=150)

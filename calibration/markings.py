@@ -13,6 +13,7 @@ from calibration.camera import CameraModel
 from calibration.table import Table
 
 SPOTS = ("centre_spot", "front_spot", "rear_spot")
+LINE_SUB = 9  # samples averaged along a painted line per profile
 
 
 def _ball_radius_px(cam: CameraModel, table: Table, xy: tuple[float, float]) -> float:
@@ -72,11 +73,17 @@ def line_points(
     """
     ys = np.linspace(-0.85 * table.half_width, 0.85 * table.half_width, 41)
     offs = np.arange(-search_mm, search_mm + 0.25, 0.5)
-    gx = x_mm + offs[None, :] + np.zeros((len(ys), 1))
-    gy = ys[:, None] + np.zeros((1, len(offs)))
-    px = cam.project(np.column_stack([gx.ravel(), gy.ravel(), np.zeros(gx.size)])).reshape(len(ys), len(offs), 2)
-    prof = cv2.remap(lab[..., 0], px[..., 0].astype(np.float32), px[..., 1].astype(np.float32), cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_REPLICATE)
+    # each profile averages a strip of SUB samples along the line: painted lines can be very faint
+    sub = (np.arange(LINE_SUB) - (LINE_SUB - 1) / 2.0) * (ys[1] - ys[0]) / LINE_SUB
+    gx = x_mm + offs[None, None, :] + np.zeros((len(ys), LINE_SUB, 1))
+    gy = (ys[:, None] + sub[None, :])[..., None] + np.zeros((1, 1, len(offs)))
+    pts3 = np.column_stack([gx.ravel(), gy.ravel(), np.zeros(gx.size)])
+    pxs = cam.project(pts3).reshape(len(ys), LINE_SUB, len(offs), 2)
+    samples = cv2.remap(lab[..., 0], pxs[..., 0].reshape(len(ys), -1).astype(np.float32),
+                        pxs[..., 1].reshape(len(ys), -1).astype(np.float32), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+    prof = samples.reshape(len(ys), LINE_SUB, len(offs)).mean(axis=1)
+    px = pxs[:, LINE_SUB // 2]
     pts, peaks, where = [], [], []
     for i in range(len(ys)):
         g = prof[i] - np.median(prof[i])
