@@ -70,9 +70,9 @@ def _pin_one_core(cores: int) -> None:
         os.sched_setaffinity(0, set(avail[:cores]))
 
 
-def decode_rate(video: Path, threads: int, max_frames: int | None) -> tuple[float, float]:
+def decode_rate(video: Path, threads: int, max_frames: int | None, fast: bool = False) -> tuple[float, float]:
     """Frames per wall second and per CPU second of bare decoding (to I420, as the analysis reads it)."""
-    src = FileSource(video, i420=True, threads=threads)
+    src = FileSource(video, i420=True, threads=threads, fast=fast)
     n = 0
     t0, c0 = time.perf_counter(), time.process_time()
     for _ in src:
@@ -92,13 +92,18 @@ def camera_for(truth: GroundTruth, video: Path, which: str) -> CameraModel:
 
 
 def analyse_case(
-    case: Path, camera: str = "truth", init: str = "truth", max_frames: int | None = None, threads: int = 1
+    case: Path,
+    camera: str = "truth",
+    init: str = "truth",
+    max_frames: int | None = None,
+    threads: int = 1,
+    fast_decode: bool = False,
 ) -> CaseResult:
     truth = GroundTruth.load(case)
     table = Table(truth.table)
     res = CaseResult(case.name)
     video = case / "video.mp4"
-    res.decode_fps, res.decode_cpu_fps = decode_rate(video, threads, max_frames)
+    res.decode_fps, res.decode_cpu_fps = decode_rate(video, threads, max_frames, fast_decode)
     cam = camera_for(truth, video, camera)
     initial = None
     if init == "truth":
@@ -106,7 +111,7 @@ def analyse_case(
         p0 = truth.pos_mm[0]
         initial = {b: (float(p0[k, 0]), float(p0[k, 1])) for k, b in enumerate(truth.ids) if ok[k]}
     tracker = BallTracker(cam, table, ids=truth.ids, initial_positions=initial)
-    src = FileSource(video, i420=True, threads=threads)
+    src = FileSource(video, i420=True, threads=threads, fast=fast_decode)
     states: list[BallStates] = []
     dets: list[Detections] = []
     t0, c0 = time.perf_counter(), time.process_time()
@@ -244,6 +249,7 @@ def run(
     max_frames: int | None = None,
     cores: int = 1,
     verbose: bool = True,
+    fast_decode: bool = False,
 ) -> dict[str, Any]:
     """Benchmark every case folder below cases_dir; prints a table when verbose and returns the figures."""
     _pin_one_core(cores)
@@ -252,7 +258,7 @@ def run(
         raise ValueError(f"no case folders (truth.json + video.mp4) below {cases_dir}")
     results = []
     for case in cases:
-        r = analyse_case(case, camera, init, max_frames, threads=cores)
+        r = analyse_case(case, camera, init, max_frames, threads=cores, fast_decode=fast_decode)
         results.append(r)
         if verbose:
             c = _case_dict(r)
@@ -296,8 +302,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="initial identities: truth's first frame, or the rack order (break cases)")
     p.add_argument("--max-frames", type=int, default=None)
     p.add_argument("--cores", type=int, default=1)
+    p.add_argument("--fast-decode", action="store_true", help="skip H.264 deblocking (decode and analysis)")
     a = p.parse_args(argv)
-    run(a.cases_dir, a.camera, a.init, a.max_frames, a.cores)
+    run(a.cases_dir, a.camera, a.init, a.max_frames, a.cores, fast_decode=a.fast_decode)
     return 0
 
 

@@ -37,12 +37,14 @@ class FrameSource(Protocol):
 
 class FileSource:
     """Decode a file with PyAV. `i420=True` hands out the decoder's planar YUV without a colour conversion
-    (the detector reads it directly, which is faster); `threads` 0 lets FFmpeg choose."""
+    (the detector reads it directly, which is faster); `threads` 0 lets FFmpeg choose. `fast=True` skips
+    H.264's deblocking filter: about a fifth less decode time, block edges that a 4 mm grid does not see."""
 
-    def __init__(self, path: str | Path, i420: bool = True, threads: int = 0) -> None:
+    def __init__(self, path: str | Path, i420: bool = True, threads: int = 0, fast: bool = False) -> None:
         self.path = Path(path)
         self.i420 = i420
         self.threads = threads
+        self.fast = fast
         self.error: str | None = None
         try:
             with av.open(str(self.path)) as c:
@@ -62,6 +64,8 @@ class FileSource:
             stream = container.streams.video[0]
             stream.thread_type = "AUTO"
             stream.codec_context.thread_count = self.threads
+            if self.fast:
+                stream.codec_context.options = {"skip_loop_filter": "all"}
             tb = float(stream.time_base) if stream.time_base else 1.0 / self.fps
             index = 0
             try:
