@@ -6,6 +6,7 @@ sequence of confident events of the listed types, in time order.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -50,6 +51,7 @@ def cushion_bank() -> SimResult:
     return sim.stroke(0.3, "C", (600.0, 1500.0)).run(3.0)
 
 
+@functools.lru_cache(maxsize=1)
 def chain_of_three() -> SimResult:
     sim = Sim(TABLE).place("C", (-900.0, 100.0)).place("1", (-400.0, 100.0)).place("2", (200.0, 300.0))
     direction = np.array([200.0, 300.0]) - np.array([-400.0 + 0.0, 100.0])
