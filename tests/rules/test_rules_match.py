@@ -163,7 +163,8 @@ def test_no_header_needs_a_game() -> None:
 
 
 def test_bad_input_names_the_line() -> None:
-    rows = [{"type": "match", "game": "free", "players": ["A", "B"]}, {"type": "choose", "option": "maybe"}]
+    rows: list[dict[str, object]] = [{"type": "match", "game": "free", "players": ["A", "B"]},
+                                     {"type": "choose", "option": "maybe"}]
     with pytest.raises(ValueError, match="line 2"):
         list(parse_log(rows))
 

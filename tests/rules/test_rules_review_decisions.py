@@ -177,7 +177,7 @@ def test_seventy_all_owes_only_the_lag_then_the_winner_plays_from_the_house() ->
 
 
 # --- 1.26: the shot clock runs from the end of the previous shot, not across a re-rack ------------------
-def _clocked(*shots: tuple[list, float, str | None]) -> list[Verdict]:
+def _clocked(*shots: tuple[str, float, str | None]) -> list[Verdict]:
     from rules.logbuild import BREAK_THREE_CUSHIONS, BREAK_TWO_CUSHIONS
 
     named = {"break3": BREAK_THREE_CUSHIONS, "break2": BREAK_TWO_CUSHIONS, "pot7": POT7, "safe": SAFE_2B}
