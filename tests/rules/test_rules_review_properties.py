@@ -113,3 +113,24 @@ def test_a_frame_is_won_at_the_target_or_on_an_empty_table(seed: int, game: Game
             assert v.winner is not None
             loser = next(p for p in v.score if p != v.winner)
             assert v.score[v.winner] >= v.targets[v.winner] or v.score[v.winner] > v.score[loser], v.explanation
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(list(Game)), n=st.integers(5, 60), pick=st.integers(0, 10**6))
+def test_a_violation_after_the_shot(seed: int, game: Game, n: int, pick: int) -> None:
+    """1.22.3: a violation after a shot is penalised and the pots stand; after the shot that ended the frame,
+    nothing is penalised and the result stands."""
+    rows = random_match(seed, game, n, table=TABLE)
+    base = judge_log(parse_log(rows), table=TABLE).verdicts
+    k = pick % len(base)
+    ends = [i for i, r in enumerate(rows) if r["type"] == "shot_end"]
+    touched = [*rows[:ends[k] + 1], {"type": "foul", "t": rows[ends[k]]["t"], "clause": "1.17",
+                                     "reason": "touched a ball after the shot"}, *rows[ends[k] + 1:]]
+    v0, v1 = base[k], judge_log(parse_log(touched), table=TABLE).verdicts[k]
+    assert v1.potted_counted == v0.potted_counted  # the pots stand either way
+    if v0.result in (Result.FRAME_WON, Result.MATCH_WON, Result.DRAW):
+        assert (v1.result, v1.winner, v1.score) == (v0.result, v0.winner, v0.score), v1.explanation
+    elif not v0.fouls:
+        opp = next(p for p in v0.score if p != v0.player)
+        assert "1.17" in [f.clause for f in v1.fouls] and v1.next_player in (opp, None)
+        assert v1.points[opp] > v0.points[opp] or v1.targets[opp] < v0.targets[opp]
