@@ -122,7 +122,8 @@ def test_a_violation_after_the_shot(seed: int, game: Game, n: int, pick: int) ->
     nothing is penalised and the result stands."""
     rows = random_match(seed, game, n, table=TABLE)
     base = judge_log(parse_log(rows), table=TABLE).verdicts
-    k = pick % len(base)
+    ended = [i for i, v in enumerate(base) if v.result is not Result.CONTINUE]
+    k = ended[pick % len(ended)] if ended and pick % 2 else pick % len(base)  # half the time a frame's last shot
     ends = [i for i, r in enumerate(rows) if r["type"] == "shot_end"]
     touched = [*rows[:ends[k] + 1], {"type": "foul", "t": rows[ends[k]]["t"], "clause": "1.17",
                                      "reason": "touched a ball after the shot"}, *rows[ends[k] + 1:]]
