@@ -225,3 +225,18 @@ def test_interference_not_restorable_reracks_and_a_lag_decides(restored: bool) -
     assert isinstance(lag, LagVerdict) and lag.purpose == "interference" and lag.winner == "B"
     assert v.player == "B" and v.is_break and v.legal and v.score == {"A": 30, "B": 40}
     assert dict(j.states[0].balls) == dict(incomplete_rack(TABLE, ["5", "7", "3"]))  # 1.8 note, cue ball in hand
+
+
+@pytest.mark.parametrize("player,payer", [(None, "A"), ("B", "B"), ("A", "A")])
+def test_foul_between_shots_is_paid_by_the_named_player(player: str | None, payer: str) -> None:
+    """A foul entered after A's shot is A's (after the shot) unless it names the offender."""
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 20, "B": 20})
+    lb.shot(SAFE_2B)
+    foul: dict[str, Any] = {"clause": "1.17", "reason": "touched ball 9 while preparing"}
+    if player:
+        foul["player"] = player
+    lb.add("foul", **foul)
+    v = verdicts(lb.rows)[-1]
+    other = "B" if payer == "A" else "A"
+    assert v.score == {payer: 15, other: 25} and v.next_player == other, v.explanation
