@@ -200,8 +200,8 @@ def _legal_pots(rs: RuleSet, si: ShotInput, out: Outcome) -> None:
             out.readings.append(READINGS["nomination_other_ball"])
             if si.nomination is None and si.nomination_during is None:
                 out.readings.append(READINGS["missing_nomination"])
-        if si.nomination_during is not None:
-            out.readings.append(READINGS["nominate_during_" + rs.game.value])
+        if si.nomination_during is not None and (rs.game is Game.RUSSIAN71 or not ok):
+            out.readings.append(READINGS["nominate_during_" + rs.game.value])  # Classic: only when it spotted one
     out.spot.extend(b for b, _ in obj_pots if b not in counted)
     for b in counted:
         out.counted.append((b, ball_value(rs, b)))

@@ -148,3 +148,20 @@ def _classic_after_warning(seq: list[tuple[str, str]]) -> Verdict:
 def test_classic_forced_draw_needs_three_penalties_each_in_a_row(seq: list, draw: bool) -> None:
     v = _classic_after_warning(seq)
     assert (v.result is Result.DRAW) is draw, v.explanation
+
+
+@pytest.mark.parametrize("before,pot,counted,reading", [
+    (True, "5", True, False),  # the standing nomination was met: the one made during the stroke is moot
+    (True, "3", False, True),  # ball 3, named only during the stroke: that does not count, 3 is spotted
+    (False, "5", False, True),  # only a nomination during the stroke: it does not count, the ball is spotted
+])
+def test_classic_nomination_during_the_stroke(before: bool, pot: str, counted: bool, reading: bool) -> None:
+    lb = LogBuilder("classic71")
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 20, "B": 20})
+    if before:
+        lb.add("nominate", **NOM5)
+    lb.shot([("contact", "C", pot), ("pot", pot, "rear_left")], during=[{"type": "nominate", "ball": "3",
+                                                                        "pocket": "rear_left"}])
+    v = verdicts(lb.rows)[-1]
+    assert bool(v.potted_counted) is counted and (not counted) is bool(v.spotted), v.explanation
+    assert any("during or after the stroke" in r for r in v.readings) is reading
