@@ -51,6 +51,7 @@ class Track:
     patch: np.ndarray | None = None
     prev_xy: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
     prev_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    last_z: np.ndarray | None = None  # the last measurement used
 
     @property
     def xy(self) -> np.ndarray:
@@ -123,23 +124,44 @@ class TrackSet:
         dt = max(t - self.t, 1e-3)
         self.t = t
         active = [tr for tr in self.tracks.values() if tr.in_play]
+        held, taken = self._repeated(active, dets)
+        active = [tr for tr in active if tr.ball not in held]
+        free = np.array([k for k in range(len(dets)) if k not in taken], dtype=int)
         for tr in active:
             tr.prev_xy, tr.prev_v = tr.xy, tr.v
             kalman.predict(tr.kf, dt, moving=tr.state == BallState.MOVING)
         hyps = self._hypotheses(active, dt)
-        cost, which = cost_matrix(hyps, dets.xy_mm, self._class_cost(active, dets))
+        sub = dets[free]
+        cost, which = cost_matrix(hyps, sub.xy_mm, self._class_cost(active, sub))
         pairs = solve(cost)
         amb = ambiguity(cost, pairs)
         assigned = set()
         for i, k in pairs:
             tr = active[i]
-            self._apply(tr, hyps[i][which[i, k]], which[i, k] == 0, dets, k, dt, amb[i])
+            self._apply(tr, hyps[i][which[i, k]], which[i, k] == 0, dets, int(free[k]), dt, amb[i])
             assigned.add(i)
         for i, tr in enumerate(active):
             if i not in assigned:
                 self._missed(tr, dt, occluded)
-        self._revive(dets, {k for _, k in pairs})
+        self._revive(dets, taken | {int(free[k]) for _, k in pairs})
         return self.publish(t)
+
+    def _repeated(self, active: list[Track], dets: Detections) -> tuple[set[str], set[int]]:
+        """Resting balls whose detection is repeated bit for bit (the detector reused an unchanged blob):
+        no new information, so no predict and no update, and they leave the assignment problem."""
+        held: set[str] = set()
+        taken: set[int] = set()
+        if len(dets) == 0:
+            return held, taken
+        for tr in active:
+            if tr.state != BallState.STATIONARY or tr.last_z is None:
+                continue
+            same = np.nonzero((dets.xy_mm[:, 0] == tr.last_z[0]) & (dets.xy_mm[:, 1] == tr.last_z[1]))[0]
+            if len(same) == 1 and int(same[0]) not in taken:
+                held.add(tr.ball)
+                taken.add(int(same[0]))
+                tr.misses = 0
+        return held, taken
 
     def _hypotheses(self, active: list[Track], dt: float) -> list[list[Hypothesis]]:
         cfg = self.config
@@ -201,6 +223,7 @@ class TrackSet:
 
     def _apply(self, tr: Track, h: Hypothesis, is_cv: bool, dets: Detections, k: int, dt: float, margin: float) -> None:
         z = dets.xy_mm[k]
+        tr.last_z = z.copy()
         innov = float(np.hypot(*(z - tr.xy)))
         if is_cv and innov <= 4.0 * max(kalman.innovation_std(tr.kf), 2.0):
             tr.kf.update(z)
@@ -222,10 +245,10 @@ class TrackSet:
         spinning = False
         # spin on the spot only matters where the ball is not travelling (1.14.1); a travelling ball's
         # patch changes anyway
-        if new_patch is not None and tr.patch is not None and innov < 0.2 * self.R:
-            if new_patch.any() and tr.patch.any():
-                diff = np.abs(new_patch.astype(np.int16) - tr.patch)
-                spinning = float(diff.sum()) / diff.size > self.config.spin_diff
+        calm = new_patch is not None and tr.patch is not None and innov < 0.2 * self.R
+        if calm and new_patch is not None and tr.patch is not None and new_patch.any() and tr.patch.any():
+            diff = np.abs(new_patch.astype(np.int16) - tr.patch)
+            spinning = float(diff.sum()) / diff.size > self.config.spin_diff
         tr.patch = new_patch
         tr.history.append(tr.xy)
         self._motion_state(tr, spinning)
