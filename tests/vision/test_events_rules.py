@@ -158,3 +158,19 @@ def test_detector_rejects_changed_ids() -> None:
     det = EventDetector(TABLE, 60.0, ids=("C",))
     with pytest.raises(ValueError, match="ids"):
         det.update(states[0])
+
+
+def test_far_middle_jaw_bounce_counts_as_crossed() -> None:
+    # 1.20 note 4: ball 7 comes from the front half, touches the rear-side jaw of middle_left and comes back
+    pk = TABLE.pockets["middle_left"]
+    jaw = np.array(max(pk.jaw_a, pk.jaw_b))
+    start = np.array([-350.0, TABLE.half_width - 250.0])
+    target = jaw + np.array([-R * 0.8, -R * 0.6])
+    aim = (target - start) / np.hypot(*(target - start))
+    res = Sim(TABLE).place("7", tuple(start)).stroke(0.3, "7", tuple(aim * 900)).run(2.0)
+    assert any(e.extra.get("jaw") == "middle_left" for e in res.events if e.type is EventType.CUSHION)
+    events = _run(res)
+    centre = [e for e in events if e.type is EventType.LINE_CROSS and e.line is Line.CENTRE and e.ball == "7"]
+    assert centre and centre[0].to is Direction.REAR, "the ball counts as having crossed into the rear half"
+    jaws = [e for e in _confident(events, EventType.CUSHION) if e.extra.get("jaw") == "middle_left"]
+    assert jaws and jaws[0].cushion == "left_rear"

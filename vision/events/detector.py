@@ -60,6 +60,9 @@ class EventDetector(ClusterLogic):
         self.out: list[Event] = []
         self.last_pair: dict[tuple[int, int], float] = {}
         self.last_touch: dict[tuple[int, str], float] = {}
+        self.note4: list[Crossing] = []  # far middle-jaw bounces awaiting judgement
+        self.crossed: list[Event] = []  # recent crossings by the centre
+        self.kinks: dict[int, list[float]] = {}  # recent contact / touch times per ball (line smoothing)
         self.last_hit = np.full(len(ids), -np.inf)  # last contact or start time per ball (causes)
         self.last_seen = np.full(len(ids), -np.inf)
         self.started = np.full(len(ids), -np.inf)  # last start from rest per ball
@@ -89,6 +92,7 @@ class EventDetector(ClusterLogic):
             self.analysed += 1
             self._analyse(self.analysed, self.analysed + 1 + self.D)
         self._resolve_onsets(n, final=False)
+        self._note4(final=False)
         self._finish_pushes(final=False)
         self._check_end(final=False)
         return self._release(final=False)
@@ -100,6 +104,7 @@ class EventDetector(ClusterLogic):
             self.analysed += 1
             self._analyse(self.analysed, n)
         self._resolve_onsets(n, final=True)
+        self._note4(final=True)
         self._finish_pushes(final=True)
         self._check_end(final=True)
         return self._release(final=True)
@@ -120,7 +125,9 @@ class EventDetector(ClusterLogic):
                 self._touch(tc)
         moving = np.array([self.motion.moving_at(b, h.time(m)) for b in range(len(self.ids))])
         moving &= h.valid[m % h.size]
-        self.lines_out(self.lines.update(h, m, moving))
+        t_lo, t_hi = h.time(m - self.D), h.time(min(m + self.D, h.newest))
+        kinks = {b: [t for t in ts if t_lo <= t <= t_hi] for b, ts in self.kinks.items()}
+        self.lines_out(self.lines.update(h, m, moving, kinks))
 
     def _contact(self, c: Contact) -> bool:
         key = (min(c.a, c.b), max(c.a, c.b))
@@ -146,6 +153,8 @@ class EventDetector(ClusterLogic):
         )
         if c.confidence >= 0.5:
             self.last_hit[[c.a, c.b]] = np.maximum(self.last_hit[[c.a, c.b]], c.t)
+            for x in (c.a, c.b):
+                self._kink(x, c.t)
             self._frozen_push(c)
         return True
 
@@ -176,6 +185,8 @@ class EventDetector(ClusterLogic):
         if abs(tc.t - self.last_touch.get(key, -np.inf)) < self.s.refractory_s:
             return
         self.last_touch[key] = tc.t
+        if tc.confidence >= 0.5:
+            self._kink(tc.ball, tc.t)
         extra: dict[str, Any] = {}
         if tc.jaw is not None:
             extra["jaw"] = tc.jaw
@@ -200,10 +211,35 @@ class EventDetector(ClusterLogic):
             jaw = min((jaw_pts.jaw_a, jaw_pts.jaw_b), key=lambda q: float(np.hypot(p[0] - q[0], p[1] - q[1])))
             cr = self.lines.jaw_bounce(tc.ball, tc.jaw, float(jaw[0]), tc.t)
             if cr is not None:
+                self.note4.append(cr)  # judged once the crossings around it are known
+
+    def _note4(self, final: bool) -> None:
+        """Note 4: a far-jaw bounce counts as a crossing, unless the centre was seen to cross anyway."""
+        keep = []
+        wait = 2 * (self.D + 1) / self.fps
+        for cr in self.note4:
+            if not final and self.now < cr.t + wait + self.s.emit_hold_s:
+                keep.append(cr)
+                continue
+            seen = [
+                e
+                for e in self.crossed
+                if e.ball == self.ids[cr.ball] and e.line is cr.line and e.to is cr.to and abs(e.t - cr.t) <= wait
+            ]
+            if not seen:
                 self.lines_out([cr])
+        self.note4 = keep
+
+    def _kink(self, b: int, t: float) -> None:
+        self.kinks[b] = [*[k for k in self.kinks.get(b, []) if k > self.now - 1.0], t]
 
     def lines_out(self, crossings: list[Crossing]) -> None:
         for cr in crossings:
+            if "note4" not in cr.extra:
+                self.crossed.append(
+                    Event(EventType.LINE_CROSS, cr.t, 0, ball=self.ids[cr.ball], line=cr.line, to=cr.to)
+                )
+                self.crossed = self.crossed[-64:]
             self._emit(
                 Event(
                     EventType.LINE_CROSS,

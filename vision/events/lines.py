@@ -68,12 +68,20 @@ class LineWatcher:
             self.side[b, i] = 0 if abs(off) <= self.s.on_line_tol_mm else int(np.sign(off))
             self.start_off[b, i] = off
 
-    def update(self, hist: History, m: int, moving: np.ndarray) -> list[Crossing]:
-        """Crossings confirmed at counter m by the smoothed centres of the moving balls."""
+    def update(
+        self, hist: History, m: int, moving: np.ndarray, kinks: dict[int, list[float]] | None = None
+    ) -> list[Crossing]:
+        """Crossings confirmed at counter m by the smoothed centres of the moving balls. The smoothing line
+        is fitted on the samples between the ball's kinks (`kinks`: times of its contacts and touches),
+        so a short excursion over the line before a bounce back is not averaged away."""
         out = []
         t_m = hist.time(m)
         for b in np.nonzero(moving)[0]:
             t, xy = hist.track(int(b), m - self.hw, m + self.hw)
+            for t_k in (kinks or {}).get(int(b), []):
+                keep = t < t_k if t_k > t_m else t > t_k
+                if keep.sum() >= 2:
+                    t, xy = t[keep], xy[keep]
             fit = fit_line(t, xy, noise_model(self.s))
             if fit is None:
                 continue
@@ -90,7 +98,7 @@ class LineWatcher:
                 if old in (0, _UNKNOWN):
                     self.start_off[b, i] = np.nan
                     continue  # note 3 (left the line it rested on) or a side not known yet
-                t_x = self._root(hist, int(b), x_line, m - 2 * self.hw, m + self.hw)
+                t_x = self._root(hist, int(b), x_line, m - 2 * self.hw, m + self.hw, new, t_m)
                 beyond = abs(x_far - x_line)
                 extra: dict[str, object] = {}
                 conf = 1.0
@@ -134,17 +142,21 @@ class LineWatcher:
             return None
         return Crossing(b, Line.CENTRE, _to(jaw_side), t, 0.9, {"jaw": pocket, "note4": True})
 
-    def _root(self, hist: History, b: int, x_line: float, n0: int, n1: int) -> float:
-        """When the track over n0..n1 meets the line: the crossing of consecutive samples, refined by a
-        local line fit through the samples around it."""
+    def _root(self, hist: History, b: int, x_line: float, n0: int, n1: int, to: int = 0, t_at: float = np.inf) -> float:
+        """When the track over n0..n1 meets the line: the crossing of consecutive samples (towards side
+        `to` when given, the last one at or before `t_at`), refined by a local line fit around it."""
         t, xy = hist.track(b, n0, n1)
         if len(t) == 0:
             return hist.time(n1)
         x = xy[:, 0] - x_line
-        flips = np.nonzero(np.sign(x[:-1]) != np.sign(x[1:]))[0]
+        flip = np.sign(x[:-1]) != np.sign(x[1:])
+        if to:
+            flip &= np.sign(x[1:]) == to
+        flips = np.nonzero(flip)[0]
         if len(flips) == 0:
             return float(t[-1] if abs(x[-1]) < abs(x[0]) else t[0])
-        k = int(flips[-1])
+        before = flips[t[flips] <= t_at]
+        k = int(before[-1] if len(before) else flips[0])
         lo, hi = max(0, k - self.hw + 1), min(len(t), k + self.hw + 1)
         fit = fit_line(t[lo:hi], xy[lo:hi], noise_model(self.s))
         if fit is None or abs(fit.v[0]) < 1e-6:
