@@ -152,6 +152,9 @@ class LagVerdict:
         who = "replay (1.7.3)" if self.replay else f"won by {self.winner}"
         lines = [f"Lag ({self.purpose}): {who}"]
         lines.extend(f"  {p}: {r}" for p, r in self.reasons.items())
+        if self.decisions_owed:
+            lines.append("  owed: " + "; ".join(f"{d.kind} by {d.by}" + (f" [{'|'.join(d.options)}]" if d.options
+                                                                       else "") for d in self.decisions_owed))
         if self.review.flag:
             lines.append(f"  REVIEW: {'; '.join(self.review.reasons)}")
         return "\n".join(lines)
