@@ -96,7 +96,10 @@ def _choose(st: MatchState, inp: RefereeInput, table: Table, prep: ShotPrep) -> 
         if opt is Option.BALL_IN_HAND:
             balls = {b: p for b, p in st.balls.items() if b != "C"}
             return replace(st, balls=balls, hand=Hand.ANYWHERE, premium=True)
-        return replace(st, decisions=(Decision(DecisionKind.PENALTY_BALL, dec.by, (), "4.7(1)"), *st.decisions))
+        # 4.7(1): play on from the position; only 4.7(2)'s penalty shot restricts pots to object balls (a cue
+        # ball that left the table is still placed from hand).
+        return replace(st, premium=False,
+                       decisions=(Decision(DecisionKind.PENALTY_BALL, dec.by, (), "4.7(1)"), *st.decisions))
     dec = next((d for d in st.decisions if d.kind in _TURN_CHOICES), None)
     if dec is None:
         prep.review.append(f"line {inp.line}: choose {opt} but no choice is owed: ignored")

@@ -240,3 +240,22 @@ def test_foul_between_shots_is_paid_by_the_named_player(player: str | None, paye
     v = verdicts(lb.rows)[-1]
     other = "B" if payer == "A" else "A"
     assert v.score == {payer: 15, other: 25} and v.next_player == other, v.explanation
+
+
+@pytest.mark.parametrize("option,counted,next_player", [("take_ball", True, "B"), ("ball_in_hand", False, "A")])
+def test_dynamic_choice_decides_whether_the_cue_ball_may_be_potted(option: str, counted: bool,
+                                                                   next_player: str) -> None:
+    """4.7: (1) take a ball and play on: a cue-ball pot off an object ball is 4.5.2's premium; (2) a penalty
+    shot from hand anywhere: only object balls may be potted (the potted cue ball does not count)."""
+    lb = LogBuilder("dynamic")
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 3, "B": 3})
+    lb.shot([("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear"), ("off", "C")])
+    lb.add("choose", option=option)
+    if option == "take_ball":
+        lb.add("penalty_ball", ball="12")
+    lb.add("choose", option="play")
+    lb.shot([("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear"),
+             ("pot", "C", "front_left")])
+    v = verdicts(lb.rows)[-1]
+    assert v.player == "B" and v.legal and v.next_player == next_player, v.explanation
+    assert any(c["ball"] == "C" for c in v.potted_counted) is counted
