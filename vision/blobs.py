@@ -1,9 +1,9 @@
-"""Ball centres inside foreground blobs of the rectified bed: peeling merged blobs into discs of the known
-radius, then a mean-shift refinement on the clipped foreground score.
+"""Ball centres inside foreground blobs of the rectified bed: disc peaks that split merged blobs (a rack,
+frozen pairs) into balls of the known radius, a vectorised mean-shift refinement, and the disc/ring tests
+that tell balls from arms and cues.
 
-A solid blob (the rack, frozen pairs) has no inner edges in a binary mask, so centres are placed from the
-outside in: the disc that fits and lies farthest from the blob's centroid is taken first, its pixels
-removed, and so on. For a rack this takes corners, then edges, then the inside, which follows the packing.
+A solid blob has no inner edges in a binary mask, so peaks are taken on the clipped score instead, where
+the dark gaps and contact shadows between touching balls separate them.
 """
 
 from __future__ import annotations
@@ -18,36 +18,6 @@ def disc_kernel(radius: float) -> np.ndarray:
     yy, xx = np.mgrid[-n : n + 1, -n : n + 1]
     k = ((xx * xx + yy * yy) <= radius * radius).astype(np.float32)
     return k / k.sum()
-
-
-def peel_centres(
-    mask: np.ndarray, radius: float, seeds: np.ndarray, fill_min: float = 0.93, max_balls: int = 24
-) -> np.ndarray:
-    """Centres (K, 2) (column, row) of discs of `radius` packed into the binary blob `mask` (uint8 0/255).
-
-    `seeds` (S, 2) are centres already known (tracker predictions inside this blob); their discs are
-    removed first and they are returned first, followed by the peeled ones.
-    """
-    work = (mask > 0).astype(np.float32)
-    h, w = work.shape
-    yy, xx = np.mgrid[0:h, 0:w]
-    out = [tuple(s) for s in np.asarray(seeds, dtype=float).reshape(-1, 2)]
-    for cx, cy in out:
-        work[(xx - cx) ** 2 + (yy - cy) ** 2 <= radius * radius] = 0.0
-    kernel = disc_kernel(0.8 * radius)
-    while len(out) < max_balls:
-        fill = cv2.filter2D(work, -1, kernel, borderType=cv2.BORDER_CONSTANT)
-        cand = fill >= fill_min
-        if not cand.any():
-            break
-        ys, xs = np.nonzero(cand)
-        m = work > 0
-        cy0, cx0 = yy[m].mean(), xx[m].mean()
-        i = int(np.argmax((xs - cx0) ** 2 + (ys - cy0) ** 2))
-        cx, cy = float(xs[i]), float(ys[i])
-        out.append((cx, cy))
-        work[(xx - cx) ** 2 + (yy - cy) ** 2 <= radius * radius] = 0.0
-    return np.asarray(out, dtype=float).reshape(-1, 2)
 
 
 def mean_shift(
