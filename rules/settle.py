@@ -199,7 +199,8 @@ def apply_defaults(st: MatchState, start_positions: Mapping[str, Point] | None,
             prep.review.append(f"{dec.kind} by {dec.by} not entered: assumed 'play' ({dec.clause})")
         elif dec.kind is DecisionKind.DYNAMIC_CHOICE:
             st = _drop(st, dec.kind)
-            st = replace(st, decisions=(Decision(DecisionKind.PENALTY_BALL, dec.by, (), "4.7(1)"), *st.decisions))
+            st = replace(st, premium=False,
+                         decisions=(Decision(DecisionKind.PENALTY_BALL, dec.by, (), "4.7(1)"), *st.decisions))
             prep.review.append(f"4.7 choice by {dec.by} not entered: assumed take_ball")
     for dec in list(st.decisions):
         if dec.kind in (DecisionKind.PENALTY_BALL, DecisionKind.REMOVE_BALL):
