@@ -41,6 +41,7 @@ class ShotRecorder:
     width: int = 480  # thumbnail width, px
     strip_width: int = 240
     strip_max: int = 12
+    track_max: int = 2000  # points per ball track
     shot: int = 0
     active: bool = False
     _scale: float = 1.0
@@ -71,6 +72,8 @@ class ShotRecorder:
             q = (p[0] * self._scale, p[1] * self._scale)
             if not track or abs(track[-1][0] - q[0]) + abs(track[-1][1] - q[1]) > 1.5:
                 track.append(q)
+                if len(track) > self.track_max:  # a very long shot: keep every other point
+                    track[:] = track[::2]
         if self._count % self._stride == 0:
             img = image()
             s = self.strip_width / img.shape[1]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from svc_fakes import LiveServer, write_video
+from svc_fakes import CHROMIUM, LiveServer, write_video
 
 
 @pytest.fixture
@@ -40,11 +40,6 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
 
 
 # --- a real browser ---------------------------------------------------------------------------------
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
-
-
 @pytest.fixture
 def chromium_path() -> str:
     path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")

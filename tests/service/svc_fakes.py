@@ -21,6 +21,9 @@ from service.pipeline.run import AnalyzeConfig, Stages
 from vision.types import BallState, BallStates
 
 FPS = 30
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
 SIZE = (320, 180)
 
 

@@ -156,3 +156,19 @@ def test_every_event_line_parses_with_the_schema(clip: Path, tmp_path: Path) -> 
     with (out / "events.jsonl").open() as f:
         types = [e.type for e in read_jsonl(f)]
     assert types[0] is EventType.SHOT_START and types[-1] is EventType.SHOT_END
+
+
+def test_shot_pictures_stay_bounded_however_long_the_shot(tmp_path: Path) -> None:
+    import numpy as np
+
+    from service.report.shots import ShotRecorder
+
+    rec = ShotRecorder(tmp_path, strip_max=12)
+    frame = np.zeros((90, 160, 3), np.uint8)
+    rec.start(frame)
+    peak = 0
+    for i in range(20_000):  # a 5-minute shot at 60 fps
+        rec.add_frame(lambda: frame, {"C": (float(i % 160), float(i % 90))})
+        peak = max(peak, len(rec._strip), len(rec._tracks["C"]) // 200)
+    assert peak <= 12
+    assert rec.end() is not None and rec.write_strip(1) is not None

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from conftest import CHROMIUM_ARGS
-from svc_fakes import LiveServer
+from svc_fakes import CHROMIUM_ARGS, LiveServer
 from test_service_api import legal_break, miss
 
 
