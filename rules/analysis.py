@@ -162,7 +162,14 @@ def analyse_shot(
         if first is None:
             first = i
             touching_hit = other in touching
-    chain = judge_chain(events, first, positions, frozen, settings, frozenset(ignored))
+    moved: set[str] = {struck}
+    for e in events:
+        if e.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS):
+            moved.update(e.agents)
+    # A pot that is not one (jumped back out, 1.22.5; fell by itself, 1.23.1) cannot meet 1.20(1) either.
+    not_pots = {i for i, e in enumerate(events)
+                if e.type is EventType.POT and _not_a_pot(e, False, moved, positions, end, table)}
+    chain = judge_chain(events, first, positions, frozen, settings, frozenset(ignored | not_pots))
     fc = events[first] if first is not None else None
     first_object = None
     if fc is not None and fc.balls is not None:
@@ -181,10 +188,6 @@ def analyse_shot(
         double_hit=bool(start.extra.get("double_hit")),
         ignored_contacts=[events[i] for i in sorted(ignored)],
     )
-    moved: set[str] = {struck}
-    for e in events:
-        if e.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS):
-            moved.update(e.agents)
     facts.moved = moved
     _pots_and_jumps(facts, events, rec.post_events, end, moved, table)
     facts.disturbed = [e for e in events if e.type is EventType.BALL_DISTURBED]
@@ -200,6 +203,19 @@ def _hanging_at_start(e: Event, start: Mapping[str, Point], table: Table) -> boo
     return xy is None or table.pocket_at(xy) is not None
 
 
+def _not_a_pot(e: Event, after_end: bool, moved: set[str], start: Mapping[str, Point],
+               end: Mapping[str, Point] | None, table: Table) -> str | None:
+    """The clause by which a `pot` event is no pot of this shot, or None when it is one."""
+    b = e.ball or ""
+    if e.extra.get("returned") or (end is not None and b in end and not after_end):
+        return "1.22.5"  # jumped back out of the pocket onto the bed: not potted, no foul
+    if b not in moved and (after_end or _hanging_at_start(e, start, table)):
+        # Fell by itself without being touched in this shot: restored (1.23.1); the referee overrides to a
+        # replay when it changed the shot (1.23.2).
+        return "1.23.1"
+    return None
+
+
 def _pots_and_jumps(facts: ShotFacts, events: Sequence[Event], post: Sequence[Event],
                     end: Mapping[str, Point] | None, moved: set[str], table: Table) -> None:
     seen: set[str] = set()
@@ -209,13 +225,9 @@ def _pots_and_jumps(facts: ShotFacts, events: Sequence[Event], post: Sequence[Ev
             continue
         after_end = e in post
         if e.type is EventType.POT:
-            if e.extra.get("returned") or (end is not None and b in end and not after_end):
-                facts.restored.append((b, "1.22.5"))  # jumped back out of the pocket: not potted, no foul
-                continue
-            if b not in moved and (after_end or _hanging_at_start(e, facts.start_positions, table)):
-                # Fell by itself without being touched in this shot: restored (1.23.1); the referee
-                # overrides to a replay when it changed the shot (1.23.2).
-                facts.restored.append((b, "1.23.1"))
+            clause = _not_a_pot(e, after_end, moved, facts.start_positions, end, table)
+            if clause is not None:
+                facts.restored.append((b, clause))
                 continue
             if b not in moved:
                 # Not hanging, so something moved it: a contact vision could not separate (a cluster, the

@@ -139,7 +139,8 @@ def judge_chain(
 ) -> ChainResult:
     """Run the token model over `events` (one shot, time order); `first_contact` indexes the first contact.
 
-    `ignored` indexes contacts that do not count (a touching ball played away from, 1.19.2).
+    `ignored` indexes contacts that do not count (a touching ball played away from, 1.19.2) and pots that
+    are none (a ball that jumped back out, 1.22.5, or fell by itself, 1.23.1).
     """
     res = ChainResult()
     on_line = {
@@ -231,7 +232,7 @@ def judge_chain(
             moved.update((a, b))
         elif e.type is EventType.POT and e.ball is not None:
             left_line.add(e.ball)
-            if not counting:
+            if not counting or i in ignored:  # ignored: no pot after all (1.22.5, 1.23.1)
                 continue
             res.potted.append(e.ball)
             win("1.20(1)", f"{name(e.ball)} potted in the {e.pocket} pocket (1.20(1))", e)

@@ -96,3 +96,28 @@ def test_break_from_outside_the_house_stands_with_a_note(dx: float, outside: boo
     v = judge_one(LogBuilder("russian71").shot(BREAK_THREE_CUSHIONS, positions=positions).rows)
     assert v.legal and v.is_break
     assert any("1.11.3" in r for r in v.readings) is outside
+
+
+@pytest.mark.parametrize("how,legal", [("potted", True), ("returned", False), ("back_on_the_bed", False),
+                                       ("hanging", False)])
+def test_a_pot_that_is_no_pot_does_not_meet_1_20_1(how: str, legal: bool) -> None:
+    """1.22.5 (jumped back out) and 1.23.1 (fell by itself) are no pots, so they cannot make a shot legal."""
+    from rules.rack import full_rack
+
+    balls = {b: list(xy) for b, xy in full_rack(TABLE).items()}
+    balls["C"] = [-1200.0, 0.0]
+    steps = [("contact", "C", "7"), ("pot", "7", "rear_left")]
+    if how == "hanging":
+        balls["11"] = list(TABLE.pockets["rear_right"].mouth_centre)
+        steps = [("contact", "C", "7"), ("cushion", "7", "rear"), ("pot", "11", "rear_right")]
+    end = None
+    if how == "back_on_the_bed":
+        end = {b: tuple(xy) for b, xy in balls.items()}
+    rows = play_rows("russian71", steps, state={"balls": balls}, end_positions=end,
+                     before=[{"type": "nominate", "ball": "7", "pocket": "rear_left"}])
+    if how == "returned":
+        next(r for r in rows if r["type"] == "pot")["returned"] = True
+    v = judge_one(rows)
+    assert v.legal is legal, v.explanation
+    if not legal:
+        assert [f.clause for f in v.fouls] == ["1.20"] and not v.potted
