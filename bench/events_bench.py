@@ -285,9 +285,15 @@ def _print(res: dict[str, Any], misses: list[str]) -> None:
         print(f"  {kind:<24} P {v['precision']:.3f}  R {v['recall']:.3f}  F1 {v['f1']:.3f}  ({v['n_truth']:.0f} true)")
     for name, v in res["targets"].items():
         print(f"  target {name:<22} {v['value']:.3f} (>= / <= {v['target']}) {'OK' if v['ok'] else 'MISSED'}")
-    if misses:
-        print(f"first of {len(misses)} mismatches:")
-        for line in misses[:40]:
+    firsts = [m for m in misses if "first contact" in m]
+    if firsts:
+        print("shots whose first contact is wrong:")
+        for line in firsts:
+            print("  " + line)
+    others = [m for m in misses if "first contact" not in m]
+    if others:
+        print(f"first 40 of {len(others)} event mismatches:")
+        for line in others[:40]:
             print("  " + line)
 
 
