@@ -185,6 +185,10 @@ def _from_rest(
     if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < np.cos(np.radians(40.0)) * speed:
         return None
     margin = dist - 2 * radius
+    if rest.moving_at(x, hist.time(n_hi)):
+        # its start from rest is established (it left its rest position beyond the noise): the motion is
+        # certain even when the short post-contact fit is not yet significant on its own
+        z = max(z, s.kink_z)
     conf, review = kink_confidence(z, speed, margin if abs(margin) > s.review_band_mm else -1.0, s)
     if conf <= 0.0:
         return None
