@@ -94,6 +94,13 @@ def games() -> list[str]:
     return [g.value for g in state.Game]
 
 
+def canonical_game(name: str) -> str:
+    """The engine's name for a game or one of its aliases; ValueError naming the known games."""
+    _engine()
+    state = importlib.import_module("rules.state")
+    return str(state.parse_game(name).value)
+
+
 def _table_of(log: Sequence[dict[str, Any]]) -> Table:
     for d in log:
         if d.get("type") == "match" and d.get("table") in list_specs():

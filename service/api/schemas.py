@@ -7,6 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from calibration.table import list_specs
+from service import judging
+from service.pipeline.components import ComponentMissing
 
 
 class MatchBase(BaseModel):
@@ -21,6 +23,14 @@ class MatchBase(BaseModel):
         if v not in list_specs():
             raise ValueError(f"unknown table {v!r}; one of {', '.join(list_specs())}")
         return v
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, v: str) -> str:
+        try:
+            return judging.canonical_game(v)
+        except ComponentMissing:
+            return v
 
     @field_validator("players")
     @classmethod

@@ -111,6 +111,7 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
+    from service import judging
     from service.pipeline.compare import compare_with_truth
     from service.pipeline.components import ComponentMissing
     from service.pipeline.run import AnalyzeConfig, Hooks, analyze
@@ -132,6 +133,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out = args.out or Path("out") / (video.parent.name if video.stem == "video" else video.stem)
     game = args.game or _game_from_inputs(inputs)
+    if game is not None:
+        try:
+            game = judging.canonical_game(game)
+        except ComponentMissing:
+            pass
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if inputs_source:
         print(f"referee inputs: {len(inputs)} line(s) from {inputs_source}" + (
             f"; game {game} from its match header" if args.game is None and game else ""))

@@ -184,6 +184,10 @@ class _Run:
             self.judge_error = str(exc)
             self.note(f"no verdicts: {exc}")
             return []
+        except ValueError as exc:  # the engine refuses the log: keep the events, say why there are no verdicts
+            self.judge_error = f"the rules engine refused the log: {exc}"
+            self.note(f"no more verdicts: {self.judge_error}")
+            return []
         new = list(self.fold.verdicts[len(self.verdicts):])
         self.verdicts = list(self.fold.verdicts)
         assert self._verdicts_f is not None

@@ -95,6 +95,7 @@ def test_referee_override_is_appended_and_refolds(client: httpx.Client) -> None:
         ("/matches", {"name": ""}, 422, "name"),
         ("/matches", {"name": "x", "table": "pool-15ft"}, 422, "unknown table"),
         ("/matches", {"name": "x", "players": ["A", "A"]}, 422, "distinct"),
+        ("/matches", {"name": "x", "game": "snooker"}, 422, "unknown game"),
         ("/matches", {"name": "x", "colour": "red"}, 422, "colour"),
         ("/matches/{id}/events", {"events": [{"type": "pot", "t": 1.0, "frame": 60}]}, 422, "needs field 'ball'"),
         ("/matches/{id}/events", {"events": [{"type": "teleport", "t": 1.0, "frame": 1}]}, 422, "not a ball event"),
