@@ -113,7 +113,9 @@ def test_push_geometry_for_a_touching_object_ball(name: str, offset_deg: float, 
     sim = Sim(TABLE, ball_restitution=0.5).place("C", tuple(cue)).place("3", tuple(obj))
     res = sim.stroke(0.3, "C", (1400.0 * np.cos(a), 1400.0 * np.sin(a))).run(3.0)
     start = _confident(_run(res), EventType.SHOT_START)[0]
-    push = start.extra["push"]
+    push = start.extra["push_geometry"]
+    assert "push" not in start.extra, "vision reports the geometry; the push verdict is the engine's"
+    assert start.extra["stroke_angle_deg"] == push["angle_deg"] and start.extra["cue_follow"] == push["cue_forward"]
     assert push["object"] == "3" and push["gap_mm"] < 3.0
     assert abs(push["angle_deg"] - offset_deg) < 12.0, name
     assert push["object_moved"] is True

@@ -421,7 +421,9 @@ class EventDetector(ClusterLogic):
             cue = _start_of(o, o.ball, o.anchor, t_c, xy_c, self.s) or o
             geo = push_geometry(cue, obj, info["anchor"], float(info["gap"]), obj_fit, cue_end, self.s)
             geo["object"] = self.ids[obj]
-            self._emit(replace(ev, extra={**ev.extra, "push": geo}))
+            # the rules engine reads stroke_angle_deg and cue_follow (1.19); the whole geometry rides along
+            push = {"stroke_angle_deg": geo["angle_deg"], "cue_follow": geo["cue_forward"], "push_geometry": geo}
+            self._emit(replace(ev, extra={**ev.extra, **push}))
         self.pushes = keep
 
     # --- shot end ---------------------------------------------------------------------------------
