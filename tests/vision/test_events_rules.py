@@ -176,3 +176,10 @@ def test_far_middle_jaw_bounce_counts_as_crossed() -> None:
     assert centre and centre[0].to is Direction.REAR, "the ball counts as having crossed into the rear half"
     jaws = [e for e in _confident(events, EventType.CUSHION) if e.extra.get("jaw") == "middle_left"]
     assert jaws and jaws[0].cushion == "left_rear"
+
+
+@pytest.mark.parametrize(("name", "vy", "crossed"), [("straight up its own side", 0.0, []), ("across", -260.0, ["C"])])
+def test_shot_end_lists_balls_that_crossed_the_long_axis(name: str, vy: float, crossed: list[str]) -> None:
+    sim = Sim(TABLE).place("C", (-1200.0, 200.0)).stroke(0.3, "C", (700.0, vy))
+    ends = _confident(_run(sim.run(5.0)), EventType.SHOT_END)
+    assert len(ends) == 1 and ends[0].extra.get("crossed_long_axis", []) == crossed, name

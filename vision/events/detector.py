@@ -393,6 +393,7 @@ class EventDetector(ClusterLogic):
         )
         if self.phase is ShotPhase.IDLE:
             self.shot_t0, self.shot_anchors = o.t, dict(anchors)
+            self.lines.crossed_axis.clear()
         self.phase = ShotPhase.RUNNING
         self.last_stop = o.t
         near = [(self.table.ball_gap(o.anchor, p), x) for x, p in anchors.items() if x != b]
@@ -442,6 +443,8 @@ class EventDetector(ClusterLogic):
         anchors = {b: a for b in range(len(self.ids)) if (a := self.motion.anchor(b)) is not None}
         positions, _, _ = rest_layout(self.table, self.ids, anchors, self.s)
         extra: dict[str, Any] = {"settled_at": round(self.now, 4)}
+        if self.lines.crossed_axis:  # for the lag (1.7.2(1)): balls whose centre crossed the long axis
+            extra["crossed_long_axis"] = sorted(self.ids[b] for b in self.lines.crossed_axis)
         if self._moving().any():
             extra["truncated"] = True
         self._emit(

@@ -45,6 +45,9 @@ class LineWatcher:
         # offset of the rest centre from each line when the ball last left rest; NaN once it has crossed
         self.start_off = np.full((n_balls, len(self.lines)), np.nan)
         self.hw = half_window
+        # the long axis (y = 0) for the lag (1.7.2(1)): no events, the balls that crossed it in the shot
+        self.axis_side = np.zeros(n_balls, dtype=np.int8)
+        self.crossed_axis: set[int] = set()
 
     def on_rest(self, hist: History, b: int, anchor: np.ndarray, n: int) -> list[Crossing]:
         """A ball came to rest: settle its sides from the precise rest centre; a creep over a line that
@@ -63,6 +66,7 @@ class LineWatcher:
 
     def on_start(self, b: int, anchor: np.ndarray) -> None:
         """A ball leaves rest: its sides from the rest centre (every start, struck or hit)."""
+        self.axis_side[b] = 0 if abs(float(anchor[1])) <= self.s.on_line_tol_mm else int(np.sign(anchor[1]))
         for i, (_, x_line) in enumerate(self.lines):
             off = float(anchor[0]) - x_line
             self.side[b, i] = 0 if abs(off) <= self.s.on_line_tol_mm else int(np.sign(off))
@@ -85,6 +89,12 @@ class LineWatcher:
             fit = fit_line(t, xy, noise_model(self.s))
             if fit is None:
                 continue
+            y_hat = float(fit.at(t_m)[1])
+            if abs(y_hat) > self.s.line_hysteresis_mm:
+                side_y = int(np.sign(y_hat))
+                if self.axis_side[b] and side_y != self.axis_side[b]:
+                    self.crossed_axis.add(int(b))
+                self.axis_side[b] = side_y
             x_hat = float(fit.at(t_m)[0])
             x_far = float(fit.at(t[-1])[0])
             for i, (line, x_line) in enumerate(self.lines):
