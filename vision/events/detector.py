@@ -19,13 +19,12 @@ from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, pair_candidates, verify_contact
 from vision.events.cushions import Boundary, Touch, touch_candidates, verify_touch
-from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset
 from vision.events.pots import Gone, PotWatcher
-from vision.events.settings import EventSettings, frames, noise_model
-from vision.events.shots import choose_striker, push_geometry, rest_layout
+from vision.events.settings import EventSettings, frames
+from vision.events.shots import choose_striker, push_geometry, rest_layout, start_record
 from vision.types import BallStates
 
 _TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
@@ -60,6 +59,7 @@ class EventDetector(ClusterLogic):
         self.out: list[Event] = []
         self.last_pair: dict[tuple[int, int], float] = {}
         self.last_touch: dict[tuple[int, str], float] = {}
+        self.weak: dict[tuple[int, Any], Event] = {}  # held review events a confident one may replace
         self.note4: list[Crossing] = []  # far middle-jaw bounces awaiting judgement
         self.crossed: list[Event] = []  # recent crossings by the centre
         self.kinks: dict[int, list[float]] = {}  # recent contact / touch times per ball (line smoothing)
@@ -131,7 +131,7 @@ class EventDetector(ClusterLogic):
 
     def _contact(self, c: Contact) -> bool:
         key = (min(c.a, c.b), max(c.a, c.b))
-        if abs(c.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
+        if abs(c.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s and not self._supersede(key, c.confidence):
             return False
         self.last_pair[key] = c.t
         # the striker first: the faster ball before the contact
@@ -141,16 +141,11 @@ class EventDetector(ClusterLogic):
             extra["margin_mm"] = round(c.margin_mm, 2)
         if c.review:
             extra["review"] = True
-        self._emit(
-            Event(
-                EventType.BALL_CONTACT,
-                c.t,
-                0,
-                float(round(c.confidence, 4)),
-                balls=(self.ids[a], self.ids[b]),
-                extra=extra,
-            )
+        ev = Event(
+            EventType.BALL_CONTACT, c.t, 0, float(round(c.confidence, 4)), balls=(self.ids[a], self.ids[b]), extra=extra
         )
+        self._emit(ev)
+        self._remember_weak(key, ev)
         if c.confidence >= 0.5:
             self.last_hit[[c.a, c.b]] = np.maximum(self.last_hit[[c.a, c.b]], c.t)
             for x in (c.a, c.b):
@@ -182,7 +177,9 @@ class EventDetector(ClusterLogic):
 
     def _touch(self, tc: Touch) -> None:
         key = (tc.ball, tc.cushion)
-        if abs(tc.t - self.last_touch.get(key, -np.inf)) < self.s.refractory_s:
+        if abs(tc.t - self.last_touch.get(key, -np.inf)) < self.s.refractory_s and not self._supersede(
+            key, tc.confidence
+        ):
             return
         self.last_touch[key] = tc.t
         if tc.confidence >= 0.5:
@@ -194,17 +191,17 @@ class EventDetector(ClusterLogic):
             extra["margin_mm"] = round(tc.margin_mm, 2)
         if tc.review:
             extra["review"] = True
-        self._emit(
-            Event(
-                EventType.CUSHION,
-                tc.t,
-                0,
-                float(round(tc.confidence, 4)),
-                ball=self.ids[tc.ball],
-                cushion=tc.cushion,
-                extra=extra,
-            )
+        ev = Event(
+            EventType.CUSHION,
+            tc.t,
+            0,
+            float(round(tc.confidence, 4)),
+            ball=self.ids[tc.ball],
+            cushion=tc.cushion,
+            extra=extra,
         )
+        self._emit(ev)
+        self._remember_weak(key, ev)
         if tc.jaw is not None and tc.confidence >= 0.5:
             jaw_pts = self.table.pockets[tc.jaw]
             p = tc.pieces.pre.at(tc.t)
@@ -229,6 +226,23 @@ class EventDetector(ClusterLogic):
             if not seen:
                 self.lines_out([cr])
         self.note4 = keep
+
+    def _supersede(self, key: tuple[int, Any], confidence: float) -> bool:
+        """A confident event replaces a weak (review) one of the same balls found a moment before from
+        a worse split: the weak one is withdrawn if it is still held."""
+        weak = self.weak.pop(key, None)
+        if weak is None or confidence < 0.5:
+            if weak is not None:
+                self.weak[key] = weak
+            return False
+        self.out = [e for e in self.out if e is not weak]
+        return True
+
+    def _remember_weak(self, key: tuple[int, Any], ev: Event) -> None:
+        if ev.confidence < 0.5:
+            self.weak[key] = self.out[-1]
+        else:
+            self.weak.pop(key, None)
 
     def _kink(self, b: int, t: float) -> None:
         self.kinks[b] = [*[k for k in self.kinks.get(b, []) if k > self.now - 1.0], t]
@@ -416,10 +430,10 @@ class EventDetector(ClusterLogic):
             obj_fit = None
             if moved:  # both starts refitted over the whole push window: a steadier stroke direction
                 t_obj, xy_obj = self.hist.track(obj, o.n_first, n_due)
-                obj_fit = _start_of(o, obj, info["anchor"], t_obj, xy_obj, self.s)
+                obj_fit = start_record(o, obj, info["anchor"], t_obj, xy_obj, self.s)
             t_c, xy_c = self.hist.track(o.ball, o.n_first, n_due)
             cue_end = xy_c[-1] if len(xy_c) else None
-            cue = _start_of(o, o.ball, o.anchor, t_c, xy_c, self.s) or o
+            cue = start_record(o, o.ball, o.anchor, t_c, xy_c, self.s) or o
             geo = push_geometry(cue, obj, info["anchor"], float(info["gap"]), obj_fit, cue_end, self.s)
             geo["object"] = self.ids[obj]
             # the rules engine reads stroke_angle_deg and cue_follow (1.19); the whole geometry rides along
@@ -478,13 +492,3 @@ class EventDetector(ClusterLogic):
         ready = [e for e in self.out if e.t <= mark]
         self.out = [e for e in self.out if e.t > mark]
         return sorted(ready, key=lambda e: (e.t, _TYPE_ORDER[e.type]))
-
-
-def _start_of(
-    cue: Onset, obj: int, anchor: np.ndarray, t: np.ndarray, xy: np.ndarray, s: EventSettings
-) -> Onset | None:
-    """The object ball's start as an Onset-like record (its first moving samples), for the push geometry."""
-    fit = fit_line(t, xy, noise_model(s))
-    if fit is None:
-        return None
-    return Onset(obj, cue.t, cue.n_first, np.asarray(anchor, dtype=float), fit)

@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from calibration.table import Table
+from vision.events.fit import fit_line
 from vision.events.motion import Onset
-from vision.events.settings import EventSettings
+from vision.events.settings import EventSettings, noise_model
 
 
 def rest_layout(
@@ -102,3 +103,13 @@ def _angle_deg(v: np.ndarray, u: np.ndarray) -> float:
         return 0.0
     c = float(np.dot(v, u)) / (nv * nu)
     return math.degrees(math.acos(max(-1.0, min(1.0, c))))
+
+
+def start_record(
+    cue: Onset, obj: int, anchor: np.ndarray, t: np.ndarray, xy: np.ndarray, s: EventSettings
+) -> Onset | None:
+    """The object ball's start as an Onset-like record (its first moving samples), for the push geometry."""
+    fit = fit_line(t, xy, noise_model(s))
+    if fit is None:
+        return None
+    return Onset(obj, cue.t, cue.n_first, np.asarray(anchor, dtype=float), fit)
