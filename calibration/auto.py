@@ -27,6 +27,7 @@ from calibration.table import Table, TableSpec
 MAX_RMS_MM = 6.0  # above this the spec does not describe the table in view
 MAX_TILT_DEG = 30.0  # an overhead camera; a spec of the wrong shape needs a steep, implausible view
 MIN_SIDE_FRACTION = 0.2  # share of a side's profiles that must land on its nose line
+MIN_HEIGHT_MM, MAX_HEIGHT_MM = 1200.0, 8000.0  # an overhead mount over a 2-3.6 m table
 
 
 def _line_intersections(lines: list[np.ndarray]) -> np.ndarray:
@@ -115,6 +116,12 @@ def _check_fit(cam: CameraModel, res: np.ndarray, sp: TableSpec, spec_name: str,
     rms = float(np.sqrt(np.mean(res**2))) if len(res) else math.inf
     tilt = float(np.degrees(np.arccos(np.clip(-cam.R[2, 2], -1.0, 1.0))))  # optical axis from straight down
     what = f"bed {sp.bed_length_mm:.0f} x {sp.bed_width_mm:.0f} mm, aspect {sp.bed_length_mm / sp.bed_width_mm:.2f}"
+    height = float(cam.centre_mm[2])
+    if not MIN_HEIGHT_MM / slack <= height <= MAX_HEIGHT_MM * slack:
+        raise CalibrationError(
+            f"table spec {spec_name or sp.name!r} does not fit what is seen: the camera would be "
+            f"{height / 1000:.1f} m above the bed ({what}); pass the right --table or --corners"
+        )
     if tilt > MAX_TILT_DEG * slack:
         raise CalibrationError(
             f"table spec {spec_name or sp.name!r} does not fit what is seen: the camera would have to look "

@@ -14,6 +14,7 @@ import numpy as np
 from calibration.result import CalibrationError
 
 WORK_WIDTH = 480  # width of the downscaled copy used to find the cloth
+FACE_SHARE = 0.3  # share of a side's profiles showing the dark face band for it to be the reading
 OPEN_MM_FRACTION = 0.04  # opening kernel as a share of the frame width (~80 px at 1920: wider than an arm)
 NOT_FOUND = "could not find the table: give the four bed corners with --corners x1,y1,x2,y2,x3,y3,x4,y4"
 
@@ -185,7 +186,7 @@ def side_edges(
     inside &= (pts[..., 0] <= lab_full.shape[1] - 1) & (pts[..., 1] <= lab_full.shape[0] - 1)
     dl[~inside] = 0.0
     band = int(max_band_px / step)
-    found, faces = [], 0
+    firsts, noses = [], []
     for i in range(n_profiles):
         g = dl[i]
         half = max(len(g) // 3, 4)
@@ -196,20 +197,23 @@ def side_edges(
         if len(strong) == 0:
             continue
         j = _peak(np.abs(g), strong[0])
-        sign = np.sign(g[round(j)])
-        # a darkening (shadow at the cushion's foot, its face) then a brightening within the face's width:
-        # the brightening is the nose. The foot itself is not used: its shading makes it soft and biased.
-        k0 = round(j) + 2
-        opp = np.flatnonzero(-sign * g[k0 : k0 + band] >= thr) if sign < 0 else np.zeros(0, int)
-        if len(opp):
-            j = _peak(-sign * g, k0 + opp[0])
-            faces += 1
-        found.append(base[i] - (s[0] + j * step) * inward)
+        firsts.append(base[i] - (s[0] + j * step) * inward)
+        if g[round(j)] < 0:
+            # a darkening (shadow at the cushion's foot, its face) then a brightening within the face's
+            # width: the brightening is the nose. The foot itself is soft and biased by its shading.
+            k0 = round(j) + 2
+            opp = np.flatnonzero(g[k0 : k0 + band] >= max(1.0, 4.0 * noise))
+            if len(opp):
+                k = _peak(g, k0 + opp[0])
+                noses.append(base[i] - (s[0] + k * step) * inward)
+    # one reading per side: the face pattern when it shows often enough, else the first edge is the nose
+    face = len(noses) / n_profiles
+    found = noses if face >= FACE_SHARE else firsts
     if len(found) < 8:
-        return SideEdges(np.zeros((0, 2)), n_profiles, 0.0, 0.0)
+        return SideEdges(np.zeros((0, 2)), n_profiles, 0.0, face)
     p = np.asarray(found)
     keep = ransac_curve(p, d, tol_px=1.5, seed=seed)
-    return SideEdges(p[keep], n_profiles, float(keep.sum()) / n_profiles, faces / n_profiles)
+    return SideEdges(p[keep], n_profiles, float(keep.sum()) / n_profiles, face)
 
 
 def _peak(g: np.ndarray, j: int | np.integer) -> float:

@@ -150,6 +150,17 @@ def init_from_corners(
     return best[1], best[2], best[0]
 
 
+def _bounds(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Physically sensible ranges: without them a near-degenerate view can run off to a camera kilometres
+    away with an absurd lens that still fits the lines."""
+    inf = np.inf
+    lo = np.array([math.log(0.25 * width), -0.8, -0.5, -inf, -inf, -inf, -inf, -inf, -inf,
+                   0.35 * width, 0.35 * height, -0.02, -0.02])
+    hi = np.array([math.log(2.5 * width), 0.5, 1.0, inf, inf, inf, inf, inf, inf,
+                   0.65 * width, 0.65 * height, 0.02, 0.02])
+    return lo, hi
+
+
 def refine(
     cam0: CameraModel, obs: Observations, fit_k2: bool = True, fit_pp: bool = False, f_scale_mm: float = 1.5
 ) -> tuple[CameraModel, np.ndarray]:
@@ -171,7 +182,10 @@ def refine(
             r = np.concatenate([r, (x[9:11] - centre) / PP_PRIOR_PX, x[11:13] / TANGENTIAL_PRIOR])
         return r
 
-    sol = least_squares(fun, x0[mask], loss="soft_l1", f_scale=f_scale_mm, x_scale="jac", max_nfev=150)
+    lo, hi = _bounds(w, h)
+    start = np.clip(x0[mask], lo[mask] + 1e-9, hi[mask] - 1e-9)
+    sol = least_squares(fun, start, bounds=(lo[mask], hi[mask]), loss="soft_l1", f_scale=f_scale_mm,
+                        x_scale="jac", max_nfev=150)
     x = x0.copy()
     x[mask] = sol.x
     return camera_from_x(x, w, h), residuals_mm(x, obs, w, h)
