@@ -17,6 +17,8 @@ from synthetic.physics.geometry import TableGeometry
 from synthetic.physics.params import PhysicsParams
 
 _TOUCH = 1e-6  # mm: bodies closer than contact + this count as touching
+SLOW_CONTACT = 5.0  # mm/s
+SEPARATE = 1e-3  # mm
 _EDGE = 40.0  # mm: more than a step's travel at 30 m/s
 
 
@@ -168,9 +170,10 @@ def resolve_ball_ball(
     un = float(urel @ n)
     if un <= 0.0:
         return 0.0
-    # slow contacts are fully elastic (never more): a ball pushing another at a few mm/s would otherwise
-    # re-collide every microsecond
-    e = max(p.e_ball, min(1.0, 1.0 - (1.0 - p.e_ball) * (un - 2.0) / 20.0)) if un < 22.0 else p.e_ball
+    # a slow contact (a ball pushing another, a chain of touching balls) is plastic, and the pair is set
+    # 1 um apart: bouncing it would re-collide every microsecond
+    slow = un < SLOW_CONTACT
+    e = 0.0 if slow else p.e_ball
     jn = 0.5 * (1.0 + e) * un  # per unit mass
     ut = urel - un * n
     ut[2] = 0.0  # the balls' contact friction acts in the plane of the bed
@@ -184,6 +187,11 @@ def resolve_ball_ball(
     dw = np.cross(R * n, imp) * 2.5 / (R * R)  # I = 2/5 m R^2
     w[i] += dw
     w[j] += dw
+    if slow:
+        gap = 2 * R + SEPARATE - float(np.linalg.norm(pos[j, :2] - pos[i, :2]))
+        if gap > 0:
+            pos[i, :2] -= 0.5 * gap * n[:2]
+            pos[j, :2] += 0.5 * gap * n[:2]
     return un
 
 
@@ -205,7 +213,8 @@ def resolve_wall(
     un = float(u @ N)
     if un >= 0.0:
         return 0.0
-    jn = -(1.0 + (p.e_jaw if jaw else p.e_cushion)) * un
+    slow = -un < SLOW_CONTACT
+    jn = -(1.0 + (0.0 if slow else p.e_jaw if jaw else p.e_cushion)) * un
     ut = u - un * N
     ut_mag = float(np.linalg.norm(ut))
     imp = jn * N
@@ -213,6 +222,8 @@ def resolve_wall(
         imp = imp - min(p.mu_cushion * jn, ut_mag / 3.5) * ut / ut_mag
     vel[i] += imp
     w[i] += np.cross(rc, imp) * 2.5 / (R * R)
+    if slow:
+        pos[i, :2] += SEPARATE * N[:2] / max(float(np.linalg.norm(N[:2])), 1e-9)
     on_bed = pos[i, 2] <= R + 1e-6
     if on_bed and vel[i, 2] < p.settle_vz:
         vel[i, 2] = 0.0  # the bed takes the downward part and small hops

@@ -109,6 +109,9 @@ class Simulator:
         self._lines = {Line.CENTRE: 0.0, Line.HOUSE: table.house_line_x}
         self._side: dict[Line, np.ndarray] = {ln: np.zeros(b) for ln in self._lines}
         self.record = True  # False: trial runs for aiming keep no frames
+        self._first_pending: int | None = None  # the struck ball, until its first contact
+        # balls that left the bed, drawn in flight until they rest on the rail or drop below it
+        self._flying: dict[int, tuple[float, np.ndarray, np.ndarray]] = {}
 
     def clone(self, params: PhysicsParams | None = None) -> Simulator:
         """A copy of the current ball state at t = 0 with no events or frames, for trial shots."""
@@ -140,6 +143,8 @@ class Simulator:
 
     def remove(self, ball: str, mode: Motion = Motion.ABSENT) -> None:
         i = self.index(ball)
+        if mode is not Motion.OFF_TABLE:
+            self._flying.pop(i, None)
         self.pos[i] = np.nan
         self.vel[i] = 0.0
         self.w[i] = 0.0
@@ -182,6 +187,7 @@ class Simulator:
         self.mode[i] = Motion.SLIDING
         classify(self.pos, self.vel, self.w, self.mode, self.R)
         self.shot_active = True
+        self._first_pending = i
         xy = (float(self.pos[i, 0]), float(self.pos[i, 1]))
         self.actions.append(Action("stroke", self.t, xy, stroke.angle, stroke.speed))
 
@@ -281,28 +287,35 @@ class Simulator:
     def _resolve(self, kind: Kind, i: int, j: int) -> None:
         ms = self.p.min_event_speed
         if kind is Kind.BALL:
+            # the hitter (the faster ball before the impulse) is named first
+            a, b = (i, j) if np.linalg.norm(self.vel[i]) >= np.linalg.norm(self.vel[j]) else (j, i)
             speed = resolve_ball_ball(self.pos, self.vel, self.w, i, j, self.R, self.p)
             key = (min(i, j), max(i, j))
             if speed > ms and key not in self._pairs_in_contact:
-                self._emit(
-                    EventType.BALL_CONTACT, balls=(self.ids[i], self.ids[j]), extra={"speed_mm_s": round(speed, 1)}
-                )
+                extra: dict[str, Any] = {"speed_mm_s": round(speed, 1)}
+                if self._first_pending is not None and self._first_pending in (i, j):
+                    extra["first"] = True  # the struck ball's first contact of the shot
+                    self._first_pending = None
+                self._emit(EventType.BALL_CONTACT, balls=(self.ids[a], self.ids[b]), extra=extra)
             if speed > 0:
                 self._pairs_in_contact.add(key)
             self._wake(i)
             self._wake(j)
         elif kind in (Kind.CUSHION, Kind.JAW):
             if kind is Kind.CUSHION:
-                name, n_in, extra = CUSHIONS[j], self.geo.seg_n[j], {}
+                name, n_in, wall_extra = CUSHIONS[j], self.geo.seg_n[j], {}
             else:
                 name = self.geo.jaw_cushion[j]
                 d = self.pos[i, :2] - self.geo.jaw_xy[j]
                 n_in = d / np.linalg.norm(d)
-                extra = {"jaw": self.geo.jaw_pocket[j]}
+                wall_extra = {"jaw": self.geo.jaw_pocket[j]}
             speed = resolve_wall(self.pos, self.vel, self.w, i, n_in, self.geo, self.p, jaw=kind is Kind.JAW)
             if speed > ms and (i, name) not in self._walls_in_contact:
                 self._emit(
-                    EventType.CUSHION, ball=self.ids[i], cushion=name, extra={**extra, "speed_mm_s": round(speed, 1)}
+                    EventType.CUSHION,
+                    ball=self.ids[i],
+                    cushion=name,
+                    extra={**wall_extra, "speed_mm_s": round(speed, 1)},
                 )
             if speed > 0:
                 self._walls_in_contact.add((i, name))
@@ -313,6 +326,7 @@ class Simulator:
             self._forget(i)
         elif kind is Kind.OFF:
             self._emit(EventType.OFF_TABLE, ball=self.ids[i])
+            self._flying[i] = (self.t, self.pos[i].copy(), self.vel[i].copy())
             self.remove(self.ids[i], Motion.OFF_TABLE)
             self._forget(i)
 
@@ -369,11 +383,31 @@ class Simulator:
             self._next_frame += 1
             return
         f.t.append(self._next_frame / self.fps)
-        f.pos.append(self.pos.copy())
+        f.pos.append(self._with_flight(self._next_frame / self.fps))
         f.vel.append(self.vel.copy())
         f.rot.append(self.rot.copy())
         f.mode.append(self.mode.copy())
         self._next_frame += 1
+
+    def _with_flight(self, t: float) -> np.ndarray:
+        """Positions with the balls that jumped off the bed placed on their flight (or on the rail)."""
+        pos = self.pos.copy()
+        rail_in = self.geo.outer
+        rail_out = self.geo.outer + self.table.spec.rail_width_mm
+        rest_z = self.geo.nose_h + self.R  # the rail top is taken level with the cushion nose
+        for i, (t0, p0, v0) in list(self._flying.items()):
+            dt = t - t0
+            p = p0 + v0 * dt
+            p[2] -= 0.5 * self.p.g * dt * dt
+            beyond = max(abs(p[0]) - self.table.half_length, abs(p[1]) - self.table.half_width)
+            if rail_in <= beyond <= rail_out and p[2] <= rest_z:
+                p[2] = rest_z  # landed on the rail: stays there
+                self._flying[i] = (t, p.copy(), np.zeros(3))
+            if p[2] < -400.0:
+                del self._flying[i]  # on the floor, out of view
+                continue
+            pos[i] = p
+        return pos
 
     def _idle_until(self, t_end: float) -> None:
         while self._next_frame / self.fps <= t_end + 1e-12:

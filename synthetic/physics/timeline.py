@@ -36,7 +36,7 @@ def to_timeline(sim: Simulator, occluders: bool = True) -> Timeline:
     pos = np.stack(f.pos)
     vel = np.stack(f.vel)
     out = mode >= int(Motion.POTTED)
-    pos[out] = np.nan
+    pos[out & (mode != int(Motion.OFF_TABLE))] = np.nan  # a jumped ball stays in view in flight/on the rail
     vel[out] = 0.0
     occ = [occluders_at(sim.actions, float(tt), sim.R, sim.table.half_width) for tt in t] if occluders else []
     events = sorted(sim.events, key=lambda e: e.t)

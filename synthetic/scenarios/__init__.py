@@ -33,6 +33,8 @@ SCENARIOS: dict[str, Callable[[int], Scenario]] = {
     "foul_ball_touched_by_hand": fouls.hand_touch,
     "foul_strike_before_balls_stopped": fouls.early_strike,
     "hanging_ball_drops_later": fouls.hanging_ball,
+    "frozen_ball_on_cushion": fouls.frozen_on_cushion,
+    "touching_cluster_hit": fouls.cluster_split,
     "frame_free": shots.frame_free,
     "frame_combined": shots.frame_combined,
     "frame_dynamic": shots.frame_dynamic,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 
 from synthetic.physics.stroke import Stroke
-from synthetic.scenarios.language import Disturb, Drop, Lag, PotShot, Scenario, Shoot, Wait
-from synthetic.scenarios.shots import HW, TABLE, R, behind, on_approach, rng_of
+from synthetic.scenarios.language import Disturb, Drop, Lag, Place, PotShot, Referee, Scenario, Shoot, SpotBalls, Wait
+from synthetic.scenarios.shots import HW, TABLE, R, behind, house_spot, on_approach, rng_of
 
 
 def no_contact(seed: int) -> Scenario:
@@ -51,9 +51,13 @@ def cue_ball_potted(seed: int) -> Scenario:
         "foul_cue_ball_potted",
         f"Ball 10 and then the cue ball into {pocket}",
         {"10": ob, "C": cue, "4": (-800.0, -300.0)},
-        [PotShot("10", pocket, height=0.6, speed=2600.0, allow_scratch=True)],
+        [
+            PotShot("10", pocket, height=0.6, speed=2600.0, allow_scratch=True),
+            SpotBalls(("10",)),  # potted on a foul: spotted (1.22.3, 1.25)
+            Place({"C": house_spot(rng)}),  # the opponent plays from the house (5.5.5)
+        ],
         seed=seed,
-        notes="the cue ball follows the object ball into the pocket",
+        notes="the cue ball follows the object ball into the pocket; 10 is spotted, the cue ball goes to the house",
     )
 
 
@@ -73,7 +77,8 @@ def jumped_ball(seed: int) -> Scenario:
                     float(rng.uniform(-0.2, 0.2)),
                     lift=float(rng.uniform(1700, 2000)),
                 )
-            )
+            ),
+            Place({"C": house_spot(rng)}),  # the opponent plays from the house
         ],
         seed=seed,
     )
@@ -177,5 +182,44 @@ def lag(seed: int) -> Scenario:
         setup,
         [Lag({"C": "A", "1": "B"}, stops)],
         phase="lag",
+        seed=seed,
+    )
+
+
+def frozen_on_cushion(seed: int) -> Scenario:
+    """Ball 14 frozen to the left-rear cushion (declared, 1.20 note 2) driven along and off it by the cue ball."""
+    rng = rng_of(seed)
+    ob = (float(rng.uniform(500, 900)), HW - R)
+    a = math.radians(float(rng.uniform(25, 40)))
+    cue = (ob[0] - 2 * R * math.cos(a) - 500 * math.cos(a), ob[1] - 2 * R * math.sin(a) - 500 * math.sin(a))
+    return Scenario(
+        "frozen_ball_on_cushion",
+        "Cue ball into ball 14, which is frozen to the left-rear cushion",
+        {"14": ob, "C": cue, "3": (-700.0, -400.0)},
+        [
+            Referee({"type": "declare_frozen", "ball": "14", "cushion": "left_rear"}),
+            Shoot(Stroke("C", float(rng.uniform(1800, 2600)), a, height=0.2)),
+        ],
+        seed=seed,
+    )
+
+
+def cluster_split(seed: int) -> Scenario:
+    """Three touching balls in a row, struck full by the cue ball: the impulse runs through the cluster."""
+    rng = rng_of(seed)
+    y = float(rng.uniform(-300, 300))
+    x0 = float(rng.uniform(-100, 200))
+    setup = {
+        "2": (x0, y),
+        "9": (x0 + 2 * R, y),
+        "12": (x0 + 4 * R, y),
+        "C": (x0 - 700.0, y + float(rng.uniform(-20, 20))),
+    }
+    a = math.atan2(y - setup["C"][1], x0 - setup["C"][0])
+    return Scenario(
+        "touching_cluster_hit",
+        "Cue ball into a row of three touching balls (2, 9, 12)",
+        setup,
+        [Shoot(Stroke("C", float(rng.uniform(2500, 3500)), a))],
         seed=seed,
     )
