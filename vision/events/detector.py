@@ -22,12 +22,12 @@ from vision.events.cushions import Boundary, Touch, touch_candidates, verify_tou
 from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset
+from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.settings import EventSettings, frames
 from vision.events.shots import choose_striker, push_geometry, rest_layout, start_record
 from vision.types import BallStates
 
-_TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
 
 
@@ -36,7 +36,7 @@ class ShotPhase(StrEnum):
     RUNNING = "running"
 
 
-class EventDetector(ClusterLogic):
+class EventDetector(OutputLogic, ClusterLogic):
     """Incremental event detector: call `update` with every frame's BallStates, then `flush` at the end."""
 
     def __init__(
@@ -69,6 +69,7 @@ class EventDetector(ClusterLogic):
         self.last_stop = -np.inf
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
         self.shot_anchors: dict[int, np.ndarray] = {}
+        self.first_hit_t = np.inf  # the shot's first contact of a moving ball
         self.now = 0.0
 
     # --- public -----------------------------------------------------------------------------------
@@ -141,6 +142,8 @@ class EventDetector(ClusterLogic):
             extra["margin_mm"] = round(c.margin_mm, 2)
         if c.review:
             extra["review"] = True
+        if c.pieces[0].at_rest_before and c.pieces[1].at_rest_before:
+            extra["cluster"] = True  # both at rest: an impulse passed on through touching balls
         ev = Event(
             EventType.BALL_CONTACT, c.t, 0, float(round(c.confidence, 4)), balls=(self.ids[a], self.ids[b]), extra=extra
         )
@@ -227,22 +230,9 @@ class EventDetector(ClusterLogic):
                 self.lines_out([cr])
         self.note4 = keep
 
-    def _supersede(self, key: tuple[int, Any], confidence: float) -> bool:
-        """A confident event replaces a weak (review) one of the same balls found a moment before from
-        a worse split: the weak one is withdrawn if it is still held."""
-        weak = self.weak.pop(key, None)
-        if weak is None or confidence < 0.5:
-            if weak is not None:
-                self.weak[key] = weak
-            return False
-        self.out = [e for e in self.out if e is not weak]
-        return True
-
-    def _remember_weak(self, key: tuple[int, Any], ev: Event) -> None:
-        if ev.confidence < 0.5:
-            self.weak[key] = self.out[-1]
-        else:
-            self.weak.pop(key, None)
+    def _note_emitted(self, ev: Event) -> None:
+        if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:
+            self.last_stop = max(self.last_stop, ev.t)
 
     def _kink(self, b: int, t: float) -> None:
         self.kinks[b] = [*[k for k in self.kinks.get(b, []) if k > self.now - 1.0], t]
@@ -406,7 +396,7 @@ class EventDetector(ClusterLogic):
             extra=extra,
         )
         if self.phase is ShotPhase.IDLE:
-            self.shot_t0, self.shot_anchors = o.t, dict(anchors)
+            self.shot_t0, self.shot_anchors, self.first_hit_t = o.t, dict(anchors), np.inf
             self.lines.crossed_axis.clear()
         self.phase = ShotPhase.RUNNING
         self.last_stop = o.t
@@ -474,21 +464,3 @@ class EventDetector(ClusterLogic):
         self.phase = ShotPhase.IDLE
 
     # --- output -----------------------------------------------------------------------------------
-    def _emit(self, ev: Event) -> None:
-        if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:
-            self.last_stop = max(self.last_stop, ev.t)
-        self.out.append(replace(ev, frame=self._frame_of(ev.t)))
-
-    def _frame_of(self, t: float) -> int:
-        """The last frame at or before t (the convention of the synthetic ground truth)."""
-        return self.hist.frame_no(self.hist.counter_at(t + 1e-9))
-
-    def _release(self, final: bool) -> list[Event]:
-        mark = np.inf if final else self.now - self.s.emit_hold_s
-        if not final:
-            pending = [o.t for o, _ in self.onsets] + [o.t for _, o, _, _ in self.pushes]
-            if pending:
-                mark = min(mark, min(pending) - 1e-6)
-        ready = [e for e in self.out if e.t <= mark]
-        self.out = [e for e in self.out if e.t > mark]
-        return sorted(ready, key=lambda e: (e.t, _TYPE_ORDER[e.type]))

@@ -1,0 +1,95 @@
+"""The detector's output: events are held and released in time order once the stream is past them.
+
+A mixin of EventDetector (the buffer and the shot state belong to the detector). A weak (review) event
+can be withdrawn while held when a confident one of the same balls replaces it; contacts passed on between
+balls at rest are kept after the shot's first contact of a moving ball.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from rules.events import Event, EventType
+from vision.events.history import History
+from vision.events.motion import Onset
+from vision.events.settings import EventSettings
+
+_TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
+
+
+class OutputLogic:
+    s: EventSettings
+    hist: History
+    now: float
+    out: list[Event]
+    weak: dict[tuple[int, Any], Event]
+    shot_t0: float
+    first_hit_t: float
+    onsets: list[tuple[Onset, int]]
+    pushes: list[tuple[Event, Onset, dict[str, Any], float]]
+
+    def _note_emitted(self, ev: Event) -> None:
+        """Hook for the detector: bookkeeping of an emitted event."""
+
+    def _supersede(self, key: tuple[int, Any], confidence: float) -> bool:
+        """A confident event replaces a weak (review) one of the same balls found a moment before from
+        a worse split: the weak one is withdrawn if it is still held."""
+        weak = self.weak.pop(key, None)
+        if weak is None or confidence < 0.5:
+            if weak is not None:
+                self.weak[key] = weak
+            return False
+        self.out = [e for e in self.out if e is not weak]
+        return True
+
+    def _remember_weak(self, key: tuple[int, Any], ev: Event) -> None:
+        if ev.confidence < 0.5:
+            self.weak[key] = self.out[-1]
+        else:
+            self.weak.pop(key, None)
+
+    def _order_clusters(self) -> None:
+        """A contact passed on between balls at rest cannot precede the shot's first contact of a moving
+        ball (its start was timed from noisy samples): it is moved to that time."""
+        if not np.isfinite(self.shot_t0):
+            return
+        moving = [
+            e.t
+            for e in self.out
+            if e.type is EventType.BALL_CONTACT
+            and not e.extra.get("cluster")
+            and e.confidence >= 0.5
+            and e.t >= self.shot_t0
+        ]
+        first = min([*moving, self.first_hit_t])
+        self.first_hit_t = first
+        if not np.isfinite(first):
+            return
+        self.out = [
+            replace(e, t=first, frame=self._frame_of(first))
+            if e.type is EventType.BALL_CONTACT and e.extra.get("cluster") and self.shot_t0 <= e.t < first
+            else e
+            for e in self.out
+        ]
+
+    def _release(self, final: bool) -> list[Event]:
+        mark = np.inf if final else self.now - self.s.emit_hold_s
+        if not final:
+            pending = [o.t for o, _ in self.onsets] + [o.t for _, o, _, _ in self.pushes]
+            if pending:
+                mark = min(mark, min(pending) - 1e-6)
+        self._order_clusters()
+        ready = [e for e in self.out if e.t <= mark]
+        self.out = [e for e in self.out if e.t > mark]
+        return sorted(ready, key=lambda e: (e.t, _TYPE_ORDER[e.type]))
+
+    def _emit(self, ev: Event) -> None:
+        self._note_emitted(ev)
+        self.out.append(replace(ev, frame=self._frame_of(ev.t)))
+
+    def _frame_of(self, t: float) -> int:
+        """The last frame at or before t (the convention of the synthetic ground truth)."""
+        return self.hist.frame_no(self.hist.counter_at(t + 1e-9))
