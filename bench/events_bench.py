@@ -253,6 +253,8 @@ def run(
         "mismatches": misses,
     }
     result["targets"] = _targets(result)
+    for name in TARGETS:  # flat headline figures for `pyramid-monitor bench` summary table
+        result[f"{name}_f1"] = result["targets"][f"{name}_f1"]["value"]
     if verbose:
         _print(result, misses)
     return result
