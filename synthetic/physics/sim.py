@@ -14,13 +14,13 @@ import numpy as np
 
 from calibration.table import CUSHIONS, POCKETS, Table
 from rules.events import BALL_IDS, Direction, Event, EventType, Line
+from synthetic.physics.annotate import PUSH_WINDOW_S, PushWatch, frozen_items, push_watch, touching_items
 from synthetic.physics.collide import Kind, find_first, resolve_ball_ball, resolve_wall
 from synthetic.physics.geometry import TableGeometry
 from synthetic.physics.motion import advance, classify, transition_times
 from synthetic.physics.params import MOVING, OUT_OF_PLAY, Motion, PhysicsParams
 from synthetic.physics.stroke import Stroke
 
-REPORT_GAP_MM = 2.0  # shot_start lists frozen/touching pairs up to this gap (exact gaps are given)
 _FIRST_MOVING, _LAST_MOVING = int(min(MOVING)), int(max(MOVING))
 _FIRST_OUT = int(min(OUT_OF_PLAY))
 
@@ -110,6 +110,10 @@ class Simulator:
         self._side: dict[Line, np.ndarray] = {ln: np.zeros(b) for ln in self._lines}
         self.record = True  # False: trial runs for aiming keep no frames
         self._first_pending: int | None = None  # the struck ball, until its first contact
+        self._push: PushWatch | None = None
+        self._start_rest: dict[int, tuple[str, float]] = {}  # frozen balls at the stroke: cushion, gap
+        self._start_pos = self.pos.copy()
+        self._start_touching: set[frozenset[int]] = set()
         # balls that left the bed, drawn in flight until they rest on the rail or drop below it
         self._flying: dict[int, tuple[float, np.ndarray, np.ndarray]] = {}
 
@@ -173,14 +177,14 @@ class Simulator:
             ex["early"] = True
             ex["moving"] = [self.ids[k] for k in np.flatnonzero(_moving(self.mode))]
         pos = self.positions()
-        self._emit(
-            EventType.SHOT_START,
-            ball=stroke.ball,
-            positions=pos,
-            frozen=self._frozen(pos),
-            touching=self._touching(pos),
-            extra=ex,
-        )
+        ex["speed_mm_s"] = round(float(np.hypot(stroke.speed, stroke.lift)), 1)
+        frozen, touching = frozen_items(self.table, pos), touching_items(self.table, pos)
+        self._emit(EventType.SHOT_START, ball=stroke.ball, positions=pos, frozen=frozen, touching=touching, extra=ex)
+        self._start_rest = {self.index(f["ball"]): (f["cushion"], f["gap_mm"]) for f in frozen}
+        self._start_pos = self.pos.copy()
+        self._start_touching = {frozenset(self.index(b) for b in item["balls"]) for item in touching}
+        live = ~_out(self.mode)
+        self._push = push_watch(self.table, self.ids, self.pos, live, i, stroke.angle, self.t, ex)
         v, w = stroke.initial_state(self.R)
         self.vel[i] = v
         self.w[i] = w
@@ -194,7 +198,8 @@ class Simulator:
     def disturb(self, ball: str, vxy: tuple[float, float]) -> None:
         """A hand or sleeve moves a ball (1.17): no stroke, the ball starts to move."""
         i = self.index(ball)
-        self._emit(EventType.BALL_DISTURBED, ball=ball)
+        extra = {"speed_mm_s": round(float(np.hypot(*vxy)), 1), "during_shot": self.shot_active}
+        self._emit(EventType.BALL_DISTURBED, ball=ball, extra=extra)
         self.vel[i, :2] = vxy
         self.mode[i] = Motion.SLIDING
         classify(self.pos, self.vel, self.w, self.mode, self.R)
@@ -203,7 +208,10 @@ class Simulator:
     def drop(self, ball: str, pocket: str, extra: dict[str, Any] | None = None) -> None:
         """A ball hanging over a pocket falls by itself (1.23)."""
         i = self.index(ball)
-        self._emit(EventType.POT, ball=ball, pocket=pocket, extra=dict(extra or {}))
+        ex = dict(extra or {})
+        if not self.shot_active:
+            ex["late"] = True
+        self._emit(EventType.POT, ball=ball, pocket=pocket, extra=ex)
         self.remove(ball, Motion.POTTED)
         self._forget(i)
 
@@ -240,6 +248,9 @@ class Simulator:
             if stuck > 5000:
                 self._unstick()
                 stuck = 0
+            if self._push is not None and (self.t >= self._push.t0 + PUSH_WINDOW_S - 1e-9 or not self.moving()):
+                self._push.finish(self.pos)
+                self._push = None
             if self.shot_active and not self.moving():
                 self.shot_active = False
                 self._emit(EventType.SHOT_END, positions=self.positions())
@@ -247,7 +258,10 @@ class Simulator:
     def _step_length(self, t_end: float, moving: np.ndarray) -> float:
         tt = transition_times(self.pos, self.vel, self.w, self.mode, self.R, self.p)
         t_frame = self._next_frame / self.fps
-        return float(max(min(self.p.dt_max, t_end - self.t, t_frame - self.t, float(tt[moving].min())), 0.0))
+        h = min(self.p.dt_max, t_end - self.t, t_frame - self.t, float(tt[moving].min()))
+        if self._push is not None and self._push.t0 + PUSH_WINDOW_S > self.t:
+            h = min(h, self._push.t0 + PUSH_WINDOW_S - self.t)
+        return float(max(h, 0.0))
 
     def _step(self, h: float, moving: np.ndarray) -> None:
         live = ~_out(self.mode)
@@ -296,19 +310,26 @@ class Simulator:
                 if self._first_pending is not None and self._first_pending in (i, j):
                     extra["first"] = True  # the struck ball's first contact of the shot
                     self._first_pending = None
+                if frozenset((i, j)) in self._start_touching:
+                    extra["cluster"] = True  # the pair touched at the stroke
                 self._emit(EventType.BALL_CONTACT, balls=(self.ids[a], self.ids[b]), extra=extra)
             if speed > 0:
                 self._pairs_in_contact.add(key)
             self._wake(i)
             self._wake(j)
         elif kind in (Kind.CUSHION, Kind.JAW):
+            wall_extra: dict[str, Any] = {}
             if kind is Kind.CUSHION:
-                name, n_in, wall_extra = CUSHIONS[j], self.geo.seg_n[j], {}
+                name, n_in = CUSHIONS[j], self.geo.seg_n[j]
             else:
                 name = self.geo.jaw_cushion[j]
                 d = self.pos[i, :2] - self.geo.jaw_xy[j]
                 n_in = d / np.linalg.norm(d)
                 wall_extra = {"jaw": self.geo.jaw_pocket[j]}
+                self._note4(i, j)
+            at_rest = i in self._start_rest and float(np.linalg.norm(self.pos[i] - self._start_pos[i])) < 1e-3
+            if at_rest and self._start_rest[i][0] == name:
+                wall_extra = {**wall_extra, "frozen": True, "gap_mm": self._start_rest[i][1]}
             speed = resolve_wall(self.pos, self.vel, self.w, i, n_in, self.geo, self.p, jaw=kind is Kind.JAW)
             if speed > ms and (i, name) not in self._walls_in_contact:
                 self._emit(
@@ -329,6 +350,16 @@ class Simulator:
             self._flying[i] = (self.t, self.pos[i].copy(), self.vel[i].copy())
             self.remove(self.ids[i], Motion.OFF_TABLE)
             self._forget(i)
+
+    def _note4(self, i: int, jaw: int) -> None:
+        """1.20 note 4: a touch on a middle-pocket jaw in the other half counts as crossing into it."""
+        if not self.geo.jaw_pocket[jaw].startswith("middle"):
+            return
+        jx, x = float(self.geo.jaw_xy[jaw, 0]), float(self.pos[i, 0])
+        if jx * x < 0:
+            to = Direction.REAR if jx > 0 else Direction.FRONT
+            extra = {"jaw": self.geo.jaw_pocket[jaw], "note4": True}
+            self._emit(EventType.LINE_CROSS, ball=self.ids[i], line=Line.CENTRE, to=to, extra=extra)
 
     def _wake(self, i: int) -> None:
         if self.mode[i] in (Motion.STATIONARY, Motion.SPINNING, Motion.ROLLING):
@@ -418,20 +449,3 @@ class Simulator:
     def _emit(self, etype: EventType, t: float | None = None, **kw: Any) -> None:
         tt = float(self.t if t is None else t)
         self.events.append(Event(type=etype, t=tt, frame=math.floor(tt * self.fps + 1e-9), **kw))
-
-    def _frozen(self, pos: dict[str, tuple[float, float]]) -> tuple[dict[str, Any], ...]:
-        out = []
-        for b, xy in pos.items():
-            for cushion, gap in self.table.frozen_cushions(xy, REPORT_GAP_MM):
-                out.append({"ball": b, "cushion": cushion, "gap_mm": round(max(gap, 0.0), 3)})
-        return tuple(out)
-
-    def _touching(self, pos: dict[str, tuple[float, float]]) -> tuple[dict[str, Any], ...]:
-        out = []
-        items = list(pos.items())
-        for k, (a, pa) in enumerate(items):
-            for b, pb in items[k + 1 :]:
-                gap = self.table.ball_gap(pa, pb)
-                if gap <= REPORT_GAP_MM:
-                    out.append({"balls": [a, b], "gap_mm": round(max(gap, 0.0), 3)})
-        return tuple(out)

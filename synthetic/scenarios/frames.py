@@ -107,8 +107,31 @@ def play_frame(d: Director, step: PlayFrame) -> None:
             d.run_spot(spot_balls(sim.table, respot, sim.positions()))
         if cue_lost:
             d.run_spot({"C": _free_house_spot(d)})
+        if (foul or cue_lost) and shot > 0:
+            _after_foul(d, game, player)
         if not legal_pots:
             player = "B" if player == "A" else "A"
+
+
+def _after_foul(d: Director, game: str, offender: str) -> None:
+    """The non-offender's side of a foul (1.6): in the 8-point games a penalty ball off the table first
+    (2.7, 3.7, 4.7(1)), then he plays on."""
+    sim = d.sim
+    if game in ("free", "combined", "dynamic"):
+        objects = [b for b in sim.in_play() if b != "C"]
+        if len(objects) > 1:
+            ball = objects[int(d.rng.integers(0, len(objects)))]
+            if game == "dynamic":
+                d.referee({"type": "choose", "option": "take_ball"})
+            xy = sim.positions()[ball]
+            sim.run(0.4)
+            sim.hand(xy)
+            sim.run(0.3)
+            sim.remove(ball)
+            d.referee({"type": "penalty_ball", "ball": ball})
+            sim.run(0.4)
+    if game != "dynamic":
+        d.referee({"type": "choose", "option": "play"})
 
 
 def _free_house_spot(d: Director) -> tuple[float, float]:

@@ -124,5 +124,8 @@ class Scenario:
     seed: int = 0
     table: str = "pyramid-12ft"
     lead_in: float = 1.0  # seconds of still table before the first step
-    phase: str = "play"  # "break": the log starts at the break; "play": a `state` line gives the position
+    # "break": a full-rack break, the engine's default start; "break_position": a break from the set-up
+    # (incomplete rack), given by a `state` line; "lag": the log starts with the lag; "play": a `state`
+    # line gives the position and the breaker is to play
+    phase: str = "play"
     notes: str = ""

@@ -79,7 +79,20 @@ def play(scenario: Scenario, fps: float) -> tuple[Timeline, list[dict[str, Any]]
             "t": 0.0,
         }
     )
-    if scenario.phase != "break":
+    if scenario.phase == "lag":
+        del d.log[-1]["breaker"]  # no breaker: a lag is owed
+    if scenario.phase == "break_position":  # a break from a position the engine cannot assume (incomplete rack)
+        d.log.append(
+            {
+                "type": "state",
+                "balls": {b: [round(x, 2), round(y, 2)] for b, (x, y) in sim.positions().items() if b != "C"},
+                "to_play": scenario.breaker,
+                "phase": "break",
+                "hand": "house",
+                "t": 0.0,
+            }
+        )
+    elif scenario.phase not in ("break", "lag"):
         d.log.append(
             {
                 "type": "state",

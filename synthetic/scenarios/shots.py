@@ -187,7 +187,7 @@ def incomplete_rack_break(seed: int) -> Scenario:
         [Shoot(Stroke("C", float(rng.uniform(6500, 8000)), angle))],
         game="free",
         seed=seed,
-        phase="break",
+        phase="break_position",
     )
 
 
@@ -196,7 +196,9 @@ def _frame(game: str, name: str, what: str) -> Callable[[int], Scenario]:
         rng = rng_of(seed)
         setup = dict(full_rack(TABLE))
         setup["C"] = house_spot(rng)
-        return Scenario(name, what, setup, [PlayFrame(game, foul_rate=0.12)], game=game, seed=seed, phase="break")
+        return Scenario(
+            name, what, setup, [PlayFrame(game, foul_rate=0.12, max_seconds=150.0)], game=game, seed=seed, phase="break"
+        )
 
     return make
 

@@ -68,6 +68,10 @@ def test_build_is_deterministic_and_names_are_registered() -> None:
     b, lb = build("foul_push_touching_balls", 4, 30.0)
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events] and la == lb
     assert np.array_equal(a.pos_mm, b.pos_mm, equal_nan=True)
+    start = a.events[0]  # the push measurement of 1.19, as docs/event-schema.md defines it
+    assert start.type is EventType.SHOT_START and start.extra["cue_follow"] is True
+    assert start.extra["stroke_angle_deg"] < 45 and start.extra["push_geometry"]["object"] == "2"
+    assert any(t["balls"] == ["2", "C"] for t in start.touching or ())
     with pytest.raises(ValueError, match="unknown scenario"):
         build("no_such_scenario", 0, 30.0)
     assert {"break", "legal_bank_shot", "lag_for_break", "frame_russian71"} <= set(SCENARIOS)
