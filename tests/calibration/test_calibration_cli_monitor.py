@@ -107,3 +107,18 @@ def test_video_input_uses_several_frames(tmp_path: Path) -> None:
     c, s = errors_mm(TABLE, cam, cal.bed_corners_px, spots)
     assert c.max() < 3.0, c
     assert s.max() < 3.0, s
+
+
+def test_monitor_ignores_a_player_over_one_cushion() -> None:
+    """An arm and body over one long cushion for a second is not a bumped camera."""
+    _, img = case()
+    cal = calibrated()
+    mon = CalibrationMonitor(cal, check_every=10)
+    mon.update(img)
+    occluded = img.copy()
+    a, b = cal.bed_corners_px[1], cal.bed_corners_px[2]  # the left cushion (front_left -> rear_left)
+    for s in (0.3, 0.45):
+        p = a + s * (b - a)
+        cv2.circle(occluded, (round(p[0]), round(p[1])), 90, (80, 110, 160), -1)
+    for _ in range(60):
+        assert mon.update(occluded) is CalibrationStatus.OK, mon.last_score
