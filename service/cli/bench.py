@@ -20,6 +20,12 @@ HELP = "run the benchmarks (calibration, tracking, events, rules, verdicts, spee
 NAMES = ("calibration", "tracking", "events", "rules", "verdicts", "speed")
 # The figures the summary shows first for each benchmark, when the benchmark reports them.
 HEADLINES: dict[str, tuple[str, ...]] = {
+    "calibration": ("corner_rms_mm", "spot_rms_mm", "failures", "seconds_per_calibration"),
+    "tracking": ("recall", "precision", "rmse_stationary_mm", "rmse_moving_mm", "shots_without_switch", "hota",
+                 "analysed_cpu_fps"),
+    "events": ("per_type.pot.f1", "per_type.cushion.f1", "per_type.ball_contact.f1", "per_type.line_cross.f1",
+               "first_contact_right", "median_timing_error_frames"),
+    "rules": ("worst_median_s", "n_shots", "ok"),
     "verdicts": ("agreement", "shots", "agree", "cases"),
     "speed": ("pipeline_cpu_x_realtime", "pipeline_cpu_fps", "decode_cpu_fps", "pipeline_fps", "decode_fps",
               "annotated_cpu_fps", "size", "load_avg_1min"),
@@ -65,12 +71,12 @@ def _run_one(name: str, cases: Path | None) -> dict[str, Any]:
     raise ValueError(f"unknown benchmark {name!r}; one of {', '.join(NAMES)}")
 
 
-def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flatten(d: dict[str, Any], prefix: str = "", depth: int = 3) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in d.items():
         key = f"{prefix}{k}"
-        if isinstance(v, dict) and not prefix:
-            out.update(_flatten(v, key + "."))
+        if isinstance(v, dict) and depth > 1:
+            out.update(_flatten(v, key + ".", depth - 1))
         elif isinstance(v, bool | int | float | str) and (not isinstance(v, str) or len(v) <= 40):
             out[key] = v
     return out
