@@ -380,6 +380,8 @@ def _finish(run: _Run, cfg: AnalyzeConfig, meta: ReadStatus, status: ReadStatus,
             if done is not None and done.complete:  # parts are only kept for a resume
                 for p in parts:
                     p.unlink()
+                if not any(run.annotator.parts_dir.iterdir()):
+                    run.annotator.parts_dir.rmdir()
     summary = {
         "video": str(cfg.video),
         "table": run.table.spec.name,
