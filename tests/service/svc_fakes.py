@@ -115,7 +115,7 @@ class LiveServer:
         self.settings = Settings(data_dir=data_dir)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        app = create_app(self.settings, stage_factory=scripted_stages)
+        self.app = app = create_app(self.settings, stage_factory=scripted_stages)
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
                                                     timeout_graceful_shutdown=1))
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -130,7 +130,7 @@ def test_invalid_json_body_is_a_422_not_a_crash(client: httpx.Client) -> None:
 
 
 def read_sse(client: httpx.Client, url: str, until: int, headers: dict[str, str] | None = None,
-             timeout: float = 10.0) -> list[tuple[str | None, str, Any]]:
+             timeout: float = 10.0, on_message: Any = None) -> list[tuple[str | None, str, Any]]:
     """(id, event, data) of each SSE message until `until` messages have arrived."""
     out: list[tuple[str | None, str, Any]] = []
     ev_id, kind, data = None, "message", ""
@@ -145,6 +145,8 @@ def read_sse(client: httpx.Client, url: str, until: int, headers: dict[str, str]
                 data = line[6:]
             elif line == "" and data:
                 out.append((ev_id, kind, json.loads(data)))
+                if on_message is not None:
+                    on_message(kind)
                 ev_id, kind, data = None, "message", ""
                 if len(out) >= until:
                     break
@@ -163,11 +165,17 @@ def test_live_feed_replays_then_streams_new_lines(client: httpx.Client, live_ser
     import threading
 
     got: list[tuple[str | None, str, Any]] = []
+    replayed = threading.Event()  # the feed subscribes before it replays: after the replay, lines come live
+
+    def on_message(kind: str) -> None:
+        if kind == "state":
+            replayed.set()
+
     reader = threading.Thread(target=lambda: got.extend(
         read_sse(httpx.Client(base_url=live_server.url), f"/live/{m['id']}", until=7,
-                 headers={"Last-Event-ID": "4"})))
+                 headers={"Last-Event-ID": "4"}, on_message=on_message)))
     reader.start()
-    time.sleep(0.5)
+    assert replayed.wait(timeout=10)
     client.post(f"/matches/{m['id']}/inputs", json={"type": "nominate", "ball": "3", "pocket": "rear_left"})
     reader.join(timeout=10)
     assert [i for i, k, _ in got if k == "event"] == ["5", "6"]

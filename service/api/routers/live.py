@@ -20,6 +20,7 @@ from service.api.deps import HubDep, MatchDep, SettingsDep
 
 router = APIRouter(prefix="/live", tags=["live"])
 HEARTBEAT_S = 15.0
+POLL_S = 1.0
 
 
 def sse(kind: str, data: Any, seq: int | None = None) -> str:
@@ -51,14 +52,19 @@ async def live_feed(
                 sent = r.seq
             yield sse("verdicts", {"seq": sent, "data": verdicts}, sent)
             yield sse("state", {"seq": sent, "data": (fresh.state if fresh else None) or {}}, sent)
+            quiet = 0.0
             while True:
-                if await request.is_disconnected():
+                if await request.is_disconnected():  # checked every second: a closed tab frees its slot soon
                     break
                 try:
-                    item = await asyncio.wait_for(sub.queue.get(), timeout=HEARTBEAT_S)
+                    item = await asyncio.wait_for(sub.queue.get(), timeout=POLL_S)
                 except TimeoutError:
-                    yield ": keep-alive\n\n"
+                    quiet += POLL_S
+                    if quiet >= HEARTBEAT_S:
+                        quiet = 0.0
+                        yield ": keep-alive\n\n"
                     continue
+                quiet = 0.0
                 if sub.overflowed:
                     yield sse("reconnect", {"after": sent})
                     break
