@@ -326,6 +326,9 @@ def analyze(
         if stages is not None:
             for e in stages.detector.flush():
                 run.on_event(e, _Lazy(np.zeros((2, 2, 3), np.uint8)))
+        if run.events and run.events[-1].type is not EventType.SHOT_END:
+            run.recorder.end()
+            run.rejudge()  # a last shot the video cut off before every ball stopped still gets its verdict
     finally:
         if run.annotator:
             run.annotator.cut()

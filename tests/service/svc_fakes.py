@@ -134,3 +134,11 @@ class LiveServer:
         self.thread.join(timeout=10)
 
 
+
+
+def counting_judge_all(log: list[dict[str, Any]], game: str) -> judging.MatchFold:
+    """Like `counting_judge`, but judges every shot that started, ended or not (as the engine does)."""
+    n = sum(1 for d in log if d.get("type") == "shot_start")
+    verdicts = tuple(judging.VerdictView(i + 1, "legal", (), f"shot {i + 1}", score={"A": i + 1, "B": 0})
+                     for i in range(n))
+    return judging.MatchFold(game, verdicts, {"A": n, "B": 0}, "A", ())

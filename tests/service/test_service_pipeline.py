@@ -7,7 +7,7 @@ from pathlib import Path
 
 import av
 import pytest
-from svc_fakes import counting_judge, scripted_stages
+from svc_fakes import counting_judge, counting_judge_all, scripted_stages
 
 from rules.events import EventType, read_jsonl
 from service.pipeline import checkpoint as ck
@@ -172,3 +172,11 @@ def test_shot_pictures_stay_bounded_however_long_the_shot(tmp_path: Path) -> Non
         peak = max(peak, len(rec._strip), len(rec._tracks["C"]) // 200)
     assert peak <= 12
     assert rec.end() is not None and rec.write_strip(1) is not None
+
+
+def test_a_shot_cut_off_by_the_end_of_the_video_is_still_judged(make_clip, tmp_path: Path) -> None:
+    clip = make_clip("cut.mp4", 100)  # the third shot starts at frame 85 and never ends
+    out = tmp_path / "out"
+    res = analyze(AnalyzeConfig(clip, out, annotate=False), None, scripted_stages, counting_judge_all)
+    assert [v.shot for v in res.verdicts] == [1, 2, 3]
+    assert 'id="shot-3"' in (out / "report.html").read_text()
