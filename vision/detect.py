@@ -157,7 +157,8 @@ class BallDetector:
         pad = int(np.ceil(r)) + 2
         H, W = mask.shape
         seeds: list[np.ndarray] = []
-        groups: list[tuple[np.ndarray, tuple[int, int], int, int]] = []  # (sub mask, origin, first, count)
+        # (sub mask, origin, first seed, seed count, reaches over the rail)
+        groups: list[tuple[np.ndarray, tuple[int, int], int, int, bool]] = []
         lit = self._lit
         lit[:] = 0
         reused: list[np.ndarray] = []
@@ -178,23 +179,32 @@ class BallDetector:
             # lamp's highlight), only where blobs are
             box = (x0, y0, x1, y1)
             cv2.bitwise_and(self.cloth.ballness(planes, box), self._fg[y0:y1, x0:x1], dst=lit[y0:y1, x0:x1])
-            msub = mask[y0:y1, x0:x1]
-            m, labels, st, cents = cv2.connectedComponentsWithStats(msub, connectivity=8)
+            # components of the unclipped foreground: what reaches over the cushion onto the rail is an
+            # arm or a cue (a ball never leaves the bed but into a pocket mouth, which the bed mask holds)
+            bed = self.rect.bed_mask[y0:y1, x0:x1]
+            m, labels, st, _ = cv2.connectedComponentsWithStats(self._fg[y0:y1, x0:x1], connectivity=8)
             for j in range(1, m):
-                area = st[j, 4]
+                if st[j, 4] < 0.3 * disc_area:
+                    continue
+                comp = (labels == j).astype(np.uint8) * 255
+                sub = cv2.bitwise_and(comp, bed)
+                area = cv2.countNonZero(sub)
                 if area < 0.3 * disc_area:
                     continue
-                if area < 1.5 * disc_area:
-                    seeds.append(cents[j : j + 1] + np.array([x0, y0]))
+                over_rail = st[j, 4] - area > 0.5 * disc_area
+                if area >= 1.5 * disc_area and not _inside(moving_px, x0, y0, x1, y1) and _solidity(sub) > 0.95:
+                    over_rail = True  # convex and bigger than a ball: a hand, not touching balls (they have necks)
+                if area < 1.5 * disc_area and not over_rail:
+                    mo = cv2.moments(sub, binaryImage=True)
+                    seeds.append(np.array([[mo["m10"] / mo["m00"] + x0, mo["m01"] / mo["m00"] + y0]]))
                     continue
-                sub = (labels == j).astype(np.uint8) * 255
                 lo, hi = self.config.weight_floor, self.config.score_clip
                 wsub = np.clip((score[y0:y1, x0:x1].astype(np.float32) - lo) / (hi - lo), 0.0, 1.0) * (sub > 0)
                 s = _merge_seeds(_hints_in(hints_px, sub, x0, y0), response_peaks(wsub, r), r)
                 if len(s) == 0:
                     self._mark_occluder(sub, x0, y0)
                     continue
-                groups.append((sub, (x0, y0), sum(len(q) for q in seeds), len(s)))
+                groups.append((sub, (x0, y0), sum(len(q) for q in seeds), len(s), over_rail))
                 seeds.append(s + np.array([x0, y0]))
         # blocks without blobs follow the frame; blobs not re-measured keep their reference
         self._ref_tiny = np.where(small > 0, ref, tiny)
@@ -212,11 +222,11 @@ class BallDetector:
         # a ball fills its disc in the foreground mask (a cue butt or a sleeve edge does not)
         keep = (fill >= self.config.min_fill) & (disc_mean(mask, c, 0.8 * r) >= 0.7 * 255)
         conf = np.clip(fill, 0.0, 1.0)
-        for sub, (x0, y0), first, count in groups:
+        for sub, (x0, y0), first, count, over_rail in groups:
             k = np.arange(first, first + count)
             ok = k[keep[k]]
             rest = cv2.countNonZero(unexplained(sub, c[ok] - (x0, y0), 1.3 * r))  # shadows reach ~0.3 r
-            if not weak[k].any() and rest < 0.8 * disc_area:
+            if not weak[k].any() and rest < 0.8 * disc_area and not over_rail:
                 continue  # a rack, a frozen pair or cluster: fully explained by lit discs
             # an arm, a sleeve or a cue over or among balls: no dark-only discs, no overlapping discs
             # (balls cannot overlap, an arm's outline can), a clear ring around each remaining disc, and
@@ -283,6 +293,17 @@ class BallDetector:
                 crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
             out[k] = cv2.resize(crop, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
         return out
+
+
+def _solidity(sub: np.ndarray) -> float:
+    """Blob area over its convex hull's area: about 0.9 for touching balls (necks between them), close to 1
+    for a hand or another convex object."""
+    contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return 0.0
+    cnt = max(contours, key=cv2.contourArea)
+    hull = cv2.contourArea(cv2.convexHull(cnt))
+    return float(cv2.contourArea(cnt) / hull) if hull > 0 else 0.0
 
 
 def _inside_mask(p: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
