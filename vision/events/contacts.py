@@ -193,19 +193,21 @@ def _from_rest(
     if conf <= 0.0:
         return None
     a, b = (other, x)
-    po = fixed_pieces(hist, s, other, t_o, xy_o, t_c)
+    po = fixed_pieces(hist, s, other, t_o, xy_o, t_c, rest.anchor_at(other, t_c - 1.0 / fps) is not None)
     idc = float(min(hist.id_conf[m % hist.size, a], hist.id_conf[m % hist.size, b]))
     return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px))
 
 
-def fixed_pieces(hist: History, s: EventSettings, ball: int, t: np.ndarray, xy: np.ndarray, t_c: float) -> Pieces:
+def fixed_pieces(
+    hist: History, s: EventSettings, ball: int, t: np.ndarray, xy: np.ndarray, t_c: float, at_rest: bool
+) -> Pieces:
     """Straight pieces of a striker's samples before and after t_c (for its pre-contact speed)."""
     before, after = t <= t_c, t > t_c
     pre = fit_line(t[before], xy[before], noise_model(s)) if before.sum() >= 2 else None
     post = fit_line(t[after], xy[after], noise_model(s)) if after.sum() >= 2 else None
     whole = fit_line(t, xy, noise_model(s))
     assert whole is not None
-    return Pieces(pre or whole, post or whole, 0.0, False)
+    return Pieces(pre or whole, post or whole, 0.0, at_rest)
 
 
 def _straight_margin(
