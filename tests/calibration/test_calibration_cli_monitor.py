@@ -122,3 +122,50 @@ def test_monitor_ignores_a_player_over_one_cushion() -> None:
         cv2.circle(occluded, (round(p[0]), round(p[1])), 90, (80, 110, 160), -1)
     for _ in range(60):
         assert mon.update(occluded) is CalibrationStatus.OK, mon.last_score
+
+
+def test_cli_manual_corners(tmp_path: Path) -> None:
+    from service.cli.main import main
+
+    cam, img = case()
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), img)
+    corners = cam.project(np.column_stack([TABLE.bed_corners, np.zeros(4)]))
+    text = ",".join(f"{v:.2f}" for v in corners.ravel())
+    out = tmp_path / "manual.json"
+    assert main(["calibrate", str(frame), "--corners", text, "-o", str(out)]) == 0
+    cal = Calibration.load(out)
+    assert cal.quality.method is CalibrationMethod.MANUAL
+    assert np.abs(cal.bed_corners_px - corners).max() < 3.0
+
+
+
+def test_lens_from_rendered_checkerboards(tmp_path: Path) -> None:
+    """Checkerboards seen through a known distorted lens give back its focal length and k1."""
+    from calibration.manual import lens_from_checkerboards
+
+    true = CameraModel.look_at((0.0, 0.0, 600.0), (0.0, 0.0, 0.0), (0.0, -1.0, 0.0), 500.0, 640, 480,
+                               dist=(-0.15, 0.02, 0.0, 0.0, 0.0))
+    sq = 30.0
+    u = np.linspace(0.0, 1.0, 8)
+    square = np.concatenate([np.column_stack([u, 0 * u]), np.column_stack([0 * u + 1, u]),
+                             np.column_stack([1 - u, 0 * u + 1]), np.column_stack([0 * u, 1 - u])])
+    paths = []
+    # rigid poses tilted about different axes: one axis alone leaves the focal length undetermined
+    for k, rvec in enumerate([(0.35, 0.0, 0.0), (0.0, 0.35, 0.3), (-0.3, 0.2, -0.25), (0.2, -0.3, 0.5)]):
+        R = cv2.Rodrigues(np.asarray(rvec, float))[0]
+        img = np.full((480, 640), 255, np.uint8)
+        for i in range(10):
+            for j in range(7):
+                if (i + j) % 2:
+                    continue
+                local = np.column_stack([(i + square[:, 0] - 5.0) * sq, (j + square[:, 1] - 3.5) * sq,
+                                         np.zeros(len(square))])
+                px = true.project(local @ R.T + np.array([10.0 * k, -8.0 * k, 0.0]))
+                cv2.fillPoly(img, [np.round(px * 16).astype(np.int32).reshape(-1, 1, 2)], 0, cv2.LINE_AA, 4)
+        p = tmp_path / f"board{k}.png"
+        cv2.imwrite(str(p), img)
+        paths.append(p)
+    K, dist = lens_from_checkerboards(paths)
+    assert abs(K[0, 0] - 500.0) < 25.0
+    assert abs(dist[0] - -0.15) < 0.05
