@@ -20,7 +20,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.detect import NOT_FOUND, SideEdges, check_image, find_cloth, side_edges, to_lab
 from calibration.fit import SIDE_OF_CORNERS, SIDE_ORDER, Observations, flip_180, init_from_corners, refine
-from calibration.markings import dark_pockets, find_spots, line_points
+from calibration.markings import dark_pockets, find_spots, line_points, middle_mouths_mm
 from calibration.result import Calibration, CalibrationError, CalibrationMethod, Quality, build_calibration
 from calibration.table import Table, TableSpec
 
@@ -28,6 +28,7 @@ MAX_RMS_MM = 6.0  # above this the spec does not describe the table in view
 MAX_TILT_DEG = 30.0  # an overhead camera; a spec of the wrong shape needs a steep, implausible view
 MIN_SIDE_FRACTION = 0.2  # share of a side's profiles that must land on its nose line
 MIN_HEIGHT_MM, MAX_HEIGHT_MM = 1200.0, 8000.0  # an overhead mount over a 2-3.6 m table
+MOUTH_RATIO = (0.7, 1.45)  # measured / spec middle-pocket mouth; a wrong-size preset lands near 0.5 or 2
 
 
 def _line_intersections(lines: list[np.ndarray]) -> np.ndarray:
@@ -97,6 +98,17 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
     obs = obs.subset(_inliers(res))
     cam, res = refine(cam, obs, fit_k2=True, fit_pp=True)
     rms = _check_fit(cam, res, sp, spec_name)
+    mouths = middle_mouths_mm(lab, cam, table)
+    if mouths:
+        ratio = float(np.median(mouths)) / sp.middle_mouth_mm
+        notes.append(f"middle pocket mouths measure {', '.join(f'{m:.0f}' for m in mouths)} mm "
+                     f"(spec {sp.middle_mouth_mm:.1f} mm)")
+        if not MOUTH_RATIO[0] <= ratio <= MOUTH_RATIO[1]:
+            raise CalibrationError(
+                f"table spec {spec_name or sp.name!r} does not fit what is seen: the middle pockets' mouths "
+                f"measure {float(np.median(mouths)):.0f} mm against {sp.middle_mouth_mm:.1f} mm in the spec "
+                "(a table of another size?); pass the right --table or --corners"
+            )
     fractions = _side_fractions(sides, perm if not how.endswith("(turned)") else tuple((p + 2) % 4 for p in perm))
     pockets = dark_pockets(lab, cam, table)
     conf = float(np.clip(1.0 - rms / MAX_RMS_MM, 0.0, 1.0) * min(1.0, 1.5 * min(fractions)))

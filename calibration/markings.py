@@ -122,3 +122,39 @@ def dark_pockets(lab: np.ndarray, cam: CameraModel, table: Table) -> list[str]:
         if lab[round(hole[1]), round(hole[0]), 0] < 0.5 * lab[round(cloth[1]), round(cloth[0]), 0]:
             found.append(pk.name)
     return found
+
+
+def middle_mouths_mm(lab: np.ndarray, cam: CameraModel, table: Table) -> list[float]:
+    """Width (table mm) of each middle pocket's gap in the cushion, measured just behind the nose line.
+
+    A spec of the right shape but the wrong size (a pool preset over a pyramid table) fits the cushions and
+    markings equally well; the pockets' mouths, whose size does not scale with the table, give it away.
+    """
+    sp = table.spec
+    m = sp.middle_mouth_mm
+    xs = np.arange(-3.0 * m, 3.0 * m + 0.5, 1.0)
+    out = []
+    for sy in (-1.0, 1.0):
+        pts = np.column_stack([xs, np.full_like(xs, sy * (table.half_width + 10.0)),
+                               np.full_like(xs, sp.cushion_nose_height_mm)])
+        px = cam.project(pts).astype(np.float32)
+        if np.any(px < 0) or np.any(px[:, 0] >= lab.shape[1] - 1) or np.any(px[:, 1] >= lab.shape[0] - 1):
+            continue
+        light = cv2.remap(lab[..., 0], px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1), cv2.INTER_LINEAR)[0]
+        cushion = float(np.median(light[np.abs(xs) > 2.0 * m]))
+        hole = float(np.min(light[np.abs(xs) < 0.5 * m]))
+        if cushion - hole < 8.0:  # no clear dark gap: an arm or a ball in the way
+            continue
+        dark = light < (cushion + hole) / 2.0
+        i0 = int(np.argmin(np.abs(xs)))
+        if not dark[i0]:
+            continue
+        lo, hi = i0, i0
+        while lo > 0 and dark[lo - 1]:
+            lo -= 1
+        while hi < len(xs) - 1 and dark[hi + 1]:
+            hi += 1
+        if lo == 0 or hi == len(xs) - 1:
+            continue
+        out.append(float(xs[hi] - xs[lo]))
+    return out

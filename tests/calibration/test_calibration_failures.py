@@ -81,3 +81,12 @@ def test_lens_images_without_a_checkerboard(tmp_path: Path) -> None:
     with pytest.raises(CalibrationError, match="8 numbers"):
         parse_corners("1,2,3")
     assert parse_corners("1,2,3,4,5,6,7,8").shape == (4, 2)
+
+
+def test_spec_of_another_size_is_refused() -> None:
+    """pool-9ft has the pyramid table's 2:1 shape; its pockets' mouths are far wider."""
+    from bench.calibration_bench import cached_case
+
+    _, img = cached_case("pyramid-12ft", 11)
+    with pytest.raises(CalibrationError, match="middle pockets' mouths"):
+        calibrate_image(img, Table.load("pool-9ft"), "pool-9ft")
