@@ -69,8 +69,8 @@ class OutputLogic:
         if not np.isfinite(first):
             return
         self.out = [
-            replace(e, t=first, frame=self._frame_of(first))
-            if e.type is EventType.BALL_CONTACT and e.extra.get("cluster") and self.shot_t0 <= e.t < first
+            replace(e, t=first + 1e-6, frame=self._frame_of(first))  # just after it
+            if e.type is EventType.BALL_CONTACT and e.extra.get("cluster") and self.shot_t0 <= e.t <= first
             else e
             for e in self.out
         ]
