@@ -118,11 +118,12 @@ class Simulator:
         self._flying: dict[int, tuple[float, np.ndarray, np.ndarray]] = {}
 
     def clone(self, params: PhysicsParams | None = None) -> Simulator:
-        """A copy of the current ball state at t = 0 with no events or frames, for trial shots."""
+        """A copy of the current ball state and time with no events or frames, for trial shots."""
         c = Simulator(self.table, self.fps, params or self.p, self.ids)
         c.pos, c.vel, c.w, c.mode = self.pos.copy(), self.vel.copy(), self.w.copy(), self.mode.copy()
         c._side = {ln: v.copy() for ln, v in self._side.items()}
-        c.record = False
+        c.t, c._next_frame = self.t, self._next_frame  # same step boundaries: a trial with the same
+        c.record = False  # parameters reproduces the real run bit for bit
         return c
 
     # --- setup ------------------------------------------------------------------------------------

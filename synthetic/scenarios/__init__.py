@@ -35,6 +35,8 @@ SCENARIOS: dict[str, Callable[[int], Scenario]] = {
     "hanging_ball_drops_later": fouls.hanging_ball,
     "frozen_ball_on_cushion": fouls.frozen_on_cushion,
     "touching_cluster_hit": fouls.cluster_split,
+    "jaw_rattle_no_pot": fouls.jaw_rattle,
+    "cue_ball_in_hand_anywhere": fouls.cue_ball_anywhere,
     "frame_free": shots.frame_free,
     "frame_combined": shots.frame_combined,
     "frame_dynamic": shots.frame_dynamic,

@@ -52,11 +52,17 @@ def natural_speed(sim: Simulator, cue: str, target: str, aim: np.ndarray, cut: f
     return float(np.clip(v0 * firm, 700.0, 7500.0))
 
 
-def trial(sim: Simulator, stroke: Stroke, until: Callable[[list[Event]], bool], timeout: float = 12.0) -> Simulator:
-    """Play a stroke on a clone until `until(events)` holds, every ball stops, or timeout."""
-    c = sim.clone(replace(sim.p, dt_max=TRIAL_DT) if sim.p.dt_max < TRIAL_DT else sim.p)
+def trial(
+    sim: Simulator, stroke: Stroke, until: Callable[[list[Event]], bool], timeout: float = 12.0, exact: bool = False
+) -> Simulator:
+    """Play a stroke on a clone until `until(events)` holds, every ball stops, or timeout seconds pass.
+
+    `exact`: the world's own steps, so that the trial is the very run the world will make (chaotic shots).
+    """
+    c = sim.clone(sim.p if exact or sim.p.dt_max >= TRIAL_DT else replace(sim.p, dt_max=TRIAL_DT))
     c.strike(stroke)
-    while c.moving() and c.t < timeout and not until(c.events):
+    t_end = c.t + timeout
+    while c.moving() and c.t < t_end and not until(c.events):
         c.run(0.05, stop_at_rest=True)
     return c
 
@@ -103,33 +109,44 @@ def solve_pot(
     phi, cut = ghost_angle(sim, cue, target, aim)
     if cut > math.radians(80):
         return None
-    v = speed or natural_speed(sim, cue, target, aim, cut)
+    v0 = speed or natural_speed(sim, cue, target, aim, cut)
     b = sim.pos[sim.index(target), :2]
     want = math.atan2(float(aim[1] - b[1]), float(aim[0] - b[0]))
+    # the asked stroke first; if the cue ball follows in or the pot fails, a little softer/firmer or
+    # with another tip height (what a player changes to keep the cue ball out of the pockets)
+    variants = [(1.0, height), (0.85, height), (1.2, height), (1.0, height + 0.3), (1.0, height - 0.3)]
+    for k, (f, h) in enumerate(variants):
+        if k and speed is not None and f != 1.0:
+            continue  # a scenario that fixed the speed keeps it
+        stroke = _aim_on_departure(sim, Stroke(cue, v0 * f, phi, float(np.clip(h, -0.6, 0.6)), side), target, want)
+        if stroke is None:
+            continue
+        c = trial(sim, stroke, lambda ev: potted(ev, final), exact=True)
+        c.run_until_rest(10.0)
+        if potted(c.events, final, pocket) and (allow_scratch or not potted(c.events, cue)):
+            return stroke
+    return None
+
+
+def _aim_on_departure(sim: Simulator, base: Stroke, target: str, want: float) -> Stroke | None:
+    """Secant on the stroke angle until `target` leaves the first contact along `want` (removes throw and
+    the sag of the ghost-ball picture)."""
 
     def err(a: float) -> float | None:
-        dep = departure(sim, Stroke(cue, v, a, height, side), target)
+        dep = departure(sim, replace(base, angle=a), target)
         return None if dep is None else wrap(dep - want)
 
-    # secant on the stroke angle: removes throw and the sag of the ghost-ball picture
-    a0, e0 = phi, err(phi)
+    a0, e0 = base.angle, err(base.angle)
     if e0 is None:
         return None
-    a1 = phi + 0.002
+    a1 = base.angle + 0.002
     e1 = err(a1)
     for _ in range(6):
         if e1 is None or abs(e1) < 1e-5 or e1 == e0:
             break
         a0, e0, a1 = a1, e1, a1 - e1 * (a1 - a0) / (e1 - e0)
         e1 = err(a1)
-    if e1 is None:
-        return None
-    stroke = Stroke(cue, v, a1, height, side)
-    c = trial(sim, stroke, lambda ev: potted(ev, final))
-    c.run_until_rest(10.0)
-    if potted(c.events, final, pocket) and (allow_scratch or not potted(c.events, cue)):
-        return stroke
-    return None
+    return None if e1 is None else replace(base, angle=a1)
 
 
 def mirror(sim: Simulator, point: np.ndarray, cushion: str) -> np.ndarray:
@@ -147,18 +164,22 @@ def solve_scan(
     span_deg: float = 2.0,
     n: int = 17,
     speeds: tuple[float, ...] = (1.0,),
+    exact: bool = False,
 ) -> Stroke | None:
-    """Scan stroke angles around `base.angle` (and speed factors); the middle of the best run of successes."""
+    """Scan stroke angles around `base.angle` (and speed factors); the middle of the successes (exact: the
+    tried success nearest the middle, so the stroke played is one that was verified)."""
     for f in speeds:
         wins: list[float] = []
         for k in range(n):
             a = base.angle + math.radians(span_deg) * (2 * k / (n - 1) - 1)
             s = replace(base, angle=a, speed=base.speed * f)
-            c = trial(sim, s, lambda ev: False)
+            c = trial(sim, s, lambda ev: False, exact=exact)
             if ok(c.events):
                 wins.append(a)
         if wins:
-            return replace(base, angle=float(np.median(wins)), speed=base.speed * f)
+            mid = float(np.median(wins))
+            pick = min(wins, key=lambda w: abs(w - mid)) if exact else mid
+            return replace(base, angle=pick, speed=base.speed * f)
     return None
 
 

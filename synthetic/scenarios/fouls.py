@@ -5,7 +5,19 @@ from __future__ import annotations
 import math
 
 from synthetic.physics.stroke import Stroke
-from synthetic.scenarios.language import Disturb, Drop, Lag, Place, PotShot, Referee, Scenario, Shoot, SpotBalls, Wait
+from synthetic.scenarios.language import (
+    Disturb,
+    Drop,
+    Lag,
+    Place,
+    PotShot,
+    RattleShot,
+    Referee,
+    Scenario,
+    Shoot,
+    SpotBalls,
+    Wait,
+)
 from synthetic.scenarios.shots import HW, TABLE, R, behind, house_spot, on_approach, rng_of
 
 
@@ -221,5 +233,35 @@ def cluster_split(seed: int) -> Scenario:
         "Cue ball into a row of three touching balls (2, 9, 12)",
         setup,
         [Shoot(Stroke("C", float(rng.uniform(2500, 3500)), a))],
+        seed=seed,
+    )
+
+
+def jaw_rattle(seed: int) -> Scenario:
+    """Ball 4 sent at a corner from 25 degrees off its axis: it hits the jaws and stays out (1.22.5)."""
+    rng = rng_of(seed)
+    pocket = "rear_left"
+    ob = on_approach(pocket, float(rng.uniform(450, 650)), float(rng.choice([-1.0, 1.0]) * rng.uniform(24, 28)))
+    cue = behind(ob, TABLE.pockets[pocket].mouth_centre, float(rng.uniform(450, 650)))
+    return Scenario(
+        "jaw_rattle_no_pot",
+        "Ball 4 rattles in the rear-left jaws and stays on the bed",
+        {"4": ob, "C": cue, "15": (-700.0, -350.0)},
+        [RattleShot("4", pocket, speed=float(rng.uniform(1800, 2400)))],
+        seed=seed,
+    )
+
+
+def cue_ball_anywhere(seed: int) -> Scenario:
+    """Dynamic: after the opponent's foul the cue ball is placed by hand anywhere (4.7(2)), then a pot."""
+    rng = rng_of(seed)
+    ob = on_approach("middle_right", float(rng.uniform(300, 500)), float(rng.uniform(-10, 10)))
+    cue = behind(ob, TABLE.pockets["middle_right"].mouth_centre, float(rng.uniform(400, 600)))
+    return Scenario(
+        "cue_ball_in_hand_anywhere",
+        "Cue ball placed by hand next to ball 6, which is potted in the right middle pocket",
+        {"6": ob, "11": (1100.0, 300.0)},
+        [Place({"C": cue}), PotShot("6", "middle_right")],
+        game="dynamic",
         seed=seed,
     )

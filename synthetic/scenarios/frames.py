@@ -162,14 +162,15 @@ def _free_spot(d: Director, where: str) -> tuple[float, float]:
 def _play_pot_or_safe(d: Director, cue: str, objects: list[str], from_hand: bool = False) -> None:
     sim = d.sim
     house = sim.table.house_line_x
+    d.wait_to_strike()  # solve at the instant of the stroke, so the verified trial is the real run
     for _, ball, pocket in candidates(d, cue)[:3]:
         if from_hand and sim.positions()[ball][0] < house:
             continue  # from hand, the first contact must be a ball outside the house (1.21)
         stroke = solve_pot(sim, cue, ball, pocket, height=float(d.rng.uniform(-0.2, 0.4)))
         if stroke is not None:
             if d.game in ("russian71", "classic71"):
-                d.referee({"type": "nominate", "ball": ball, "pocket": pocket})
-            d.stroke(stroke)
+                d.referee({"type": "nominate", "ball": ball, "pocket": pocket}, ago=0.4)
+            d.stroke(stroke, wait=False)
             return
     # safe shot: a full hit on the nearest ball, firm enough to send it to a cushion (1.20)
     c = np.asarray(sim.positions()[cue])
@@ -177,8 +178,10 @@ def _play_pot_or_safe(d: Director, cue: str, objects: list[str], from_hand: bool
     near = min(allowed, key=lambda b: float(np.linalg.norm(np.asarray(sim.positions()[b]) - c)))
     b = np.asarray(sim.positions()[near])
     if d.game in ("russian71", "classic71"):
-        d.referee({"type": "nominate", "ball": near, "pocket": POCKETS[int(d.rng.integers(0, 6))]})
-    d.stroke(Stroke(cue, float(d.rng.uniform(2500, 3500)), math.atan2(b[1] - c[1], b[0] - c[0]), height=0.2))
+        d.referee({"type": "nominate", "ball": near, "pocket": POCKETS[int(d.rng.integers(0, 6))]}, ago=0.4)
+    d.stroke(
+        Stroke(cue, float(d.rng.uniform(2500, 3500)), math.atan2(b[1] - c[1], b[0] - c[0]), height=0.2), wait=False
+    )
 
 
 def _play_foul(d: Director, cue: str, objects: list[str]) -> None:

@@ -48,6 +48,16 @@ class BankShot:
 
 
 @dataclass(frozen=True)
+class RattleShot:
+    """Send `ball` at `pocket` so that it hits the jaws and stays out (verified by simulation)."""
+
+    ball: str
+    pocket: str
+    cue: str = "C"
+    speed: float = 2000.0
+
+
+@dataclass(frozen=True)
 class Wait:
     seconds: float
 
@@ -107,7 +117,7 @@ class PlayFrame:
     max_shots: int = 60
 
 
-Step = Shoot | PotShot | BankShot | Wait | Disturb | Place | SpotBalls | Drop | Referee | Lag | PlayFrame
+Step = Shoot | PotShot | BankShot | RattleShot | Wait | Disturb | Place | SpotBalls | Drop | Referee | Lag | PlayFrame
 
 
 @dataclass

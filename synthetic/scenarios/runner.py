@@ -8,12 +8,21 @@ from typing import Any
 import numpy as np
 
 from calibration.table import Table
-from rules.events import EventType
+from rules.events import Event, EventType
 from rules.spotting import spot_balls
 from synthetic.physics.sim import Simulator
 from synthetic.physics.stroke import Stroke
 from synthetic.physics.timeline import to_timeline
-from synthetic.scenarios.aim import TRIAL_DT, aim_point, ghost_angle, natural_speed, solve_bank, solve_pot
+from synthetic.scenarios.aim import (
+    TRIAL_DT,
+    aim_point,
+    ghost_angle,
+    natural_speed,
+    potted,
+    solve_bank,
+    solve_pot,
+    solve_scan,
+)
 from synthetic.scenarios.language import (
     BankShot,
     Disturb,
@@ -22,6 +31,7 @@ from synthetic.scenarios.language import (
     Place,
     PlayFrame,
     PotShot,
+    RattleShot,
     Referee,
     Scenario,
     Shoot,
@@ -45,11 +55,20 @@ class Director:
     notes: list[str] = field(default_factory=list)
     game: str = "russian71"
 
-    def referee(self, item: dict[str, Any]) -> None:
-        self.log.append({**item, "t": round(self.sim.t, 6)})
+    def referee(self, item: dict[str, Any], ago: float = 0.0) -> None:
+        """A referee/player input, stamped `ago` seconds before now (said while the player lined up)."""
+        self.log.append({**item, "t": round(self.sim.t - ago, 6)})
 
-    def stroke(self, stroke: Stroke, extra: dict[str, Any] | None = None, settle: bool = True) -> None:
+    def wait_to_strike(self) -> None:
+        """The still moment before a stroke while the player lines up (the cue is over the table)."""
         self.sim.run(PRE_STROKE_S + float(self.rng.uniform(0.0, 0.4)))
+
+    def stroke(
+        self, stroke: Stroke, extra: dict[str, Any] | None = None, settle: bool = True, wait: bool = True
+    ) -> None:
+        """Strike (after the lining-up wait unless the caller already waited to solve the shot)."""
+        if wait:
+            self.wait_to_strike()
         self.sim.strike(stroke, extra)
         if settle:
             self.settle()
@@ -116,6 +135,7 @@ def run_step(d: Director, step: Step) -> None:
     elif isinstance(step, PotShot):
         if d.game in ("russian71", "classic71"):
             d.referee({"type": "nominate", "ball": step.ball, "pocket": step.pocket})
+        d.wait_to_strike()  # solved at the instant of the stroke: the verifying trial is the real run
         s = solve_pot(
             sim, step.cue, step.ball, step.pocket, step.speed, step.height, step.side, step.allow_scratch, step.via
         )
@@ -126,14 +146,31 @@ def run_step(d: Director, step: Step) -> None:
             s = Stroke(
                 step.cue, step.speed or natural_speed(sim, step.cue, step.ball, aim, cut), phi, step.height, step.side
             )
-        d.stroke(s)
+        d.stroke(s, wait=False)
     elif isinstance(step, BankShot):
+        d.wait_to_strike()
         s = solve_bank(sim, step.cue, step.ball, step.pocket, step.cushion)
         if s is None:
             d.notes.append(f"no verified bank of {step.ball} off {step.cushion} into {step.pocket}")
             phi, _ = ghost_angle(sim, step.cue, step.ball, aim_point(sim, step.pocket))
             s = Stroke(step.cue, 3000.0, phi)
-        d.stroke(s)
+        d.stroke(s, wait=False)
+    elif isinstance(step, RattleShot):
+        sim.run(PRE_STROKE_S)  # wait first: the solve must start from the very instant of the stroke
+        aim = aim_point(sim, step.pocket)
+        phi, _ = ghost_angle(sim, step.cue, step.ball, aim)
+
+        def rattled(ev: list[Event]) -> bool:
+            jaws = [e for e in ev if e.type is EventType.CUSHION and e.ball == step.ball and "jaw" in e.extra]
+            return bool(jaws) and not potted(ev, step.ball)
+
+        base = Stroke(step.cue, step.speed, phi)
+        s = solve_scan(sim, base, rattled, span_deg=1.0, n=9, speeds=(1.0, 1.3), exact=True)
+        if s is None:
+            d.notes.append(f"no stroke found that rattles {step.ball} in the {step.pocket} jaws")
+            s = Stroke(step.cue, step.speed, phi)
+        sim.strike(s)
+        d.settle()
     elif isinstance(step, Wait):
         sim.run(step.seconds)
     elif isinstance(step, Disturb):
