@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from calibration.table import Table
 from rules.engine import judge_log
 from rules.events import EventType
@@ -13,6 +15,7 @@ from synthetic.scenarios.language import PlayFrame
 from synthetic.scenarios.runner import play
 
 
+@pytest.mark.slow  # about 15 s of CPU: four shots, each aimed by trial simulations
 def test_short_dynamic_frame_with_fouls_is_judged_without_review() -> None:
     sc = SCENARIOS["frame_dynamic"](3)
     frame = sc.steps[0]
