@@ -25,20 +25,40 @@ def camera_of(calibration: Any) -> CameraModel:
 
 
 class Perception:
-    """The service's view of vision: `update(image, frame, t) -> BallStates`."""
+    """The service's view of vision: `update(image, frame, t) -> BallStates`, plus the identity inputs.
 
-    def __init__(self, calibration: Any, table: Table, fps: float) -> None:
+    `initial_positions` (ball id -> table mm at the first frame: a stated position) names the balls; without
+    it ids come from the rack order, and balls off the rack slots get identity confidence 0.1 (unknown).
+    """
+
+    def __init__(self, calibration: Any, table: Table, fps: float,
+                 initial_positions: dict[str, tuple[float, float]] | None = None) -> None:
         self.fps = fps
-        self.tracker = BallTracker(camera_of(calibration), table)
+        self.initial_positions = dict(initial_positions) if initial_positions else None
+        self.tracker = BallTracker(camera_of(calibration), table, initial_positions=self.initial_positions)
 
     def update(self, image: np.ndarray, frame: int, t: float) -> BallStates:
         states = self.tracker.update(image, t)
         states.frame = frame
         return states
 
+    def set_positions(self, positions: dict[str, tuple[float, float]], id_conf: float = 1.0) -> None:
+        """A stated position (the referee, a `state` line): the balls resting there take these ids."""
+        self.tracker.set_positions(positions, id_conf)
 
-def make_perception(calibration: Any, table: Table, fps: float) -> Perception:
-    return Perception(calibration, table, fps)
+    def expect_spotted(self, positions: dict[str, tuple[float, float]]) -> None:
+        """Balls a verdict spots (1.25): the ball that comes to rest on each spot takes its id."""
+        self.tracker.expect_spotted(positions)
+
+    def shot_started(self) -> None:
+        """A spot still empty when the next shot starts was not used."""
+        self.tracker.clear_expected()
+
+
+def make_perception(calibration: Any, table: Table, fps: float,
+                    initial_positions: dict[str, tuple[float, float]] | None = None) -> Perception:
+    """Detector + tracker for one video; `initial_positions` when the balls' places are known (a state)."""
+    return Perception(calibration, table, fps, initial_positions)
 
 
 def track_source(source: FrameSource, tracker: BallTracker) -> Iterator[BallStates]:

@@ -17,7 +17,7 @@ from calibration.table import Table
 from rules.events import BALL_IDS
 from vision import kalman
 from vision.assign import Hypothesis, ambiguity, contact_pairs, cost_matrix, solve
-from vision.identity import COLOURED_ID, from_position_map, from_rack
+from vision.identity import COLOURED_ID, from_position_map, from_rack, match_positions
 from vision.types import BallClass, BallState, BallStates, Detections
 
 Occluded = Callable[[np.ndarray], bool]  # table mm -> is that point under an occluder
@@ -34,6 +34,9 @@ class TrackerConfig:
     vmax_mm_s: float = 12000.0
     class_penalty: float = 8.0
     revive_frames: int = 15  # an unclaimed detection must stay put this long to bring a ball back
+    # a stated position (spotted ball, referee) names the resting track this near it; under 2R, so it can
+    # never name a neighbour (the engine spots onto a free place)
+    spot_tol_mm: float = 50.0
 
 
 @dataclass
@@ -52,6 +55,7 @@ class Track:
     prev_xy: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
     prev_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
     last_z: np.ndarray | None = None  # the last measurement used
+    revived_from: BallState | None = None  # the state this id had before an unclaimed detection revived it
 
     @property
     def xy(self) -> np.ndarray:
@@ -79,12 +83,16 @@ class TrackSet:
         self.table = table
         self.ids = ids
         self.config = config or TrackerConfig()
+        bad = [b for b in initial_positions or {} if b not in ids]
+        if bad:
+            raise ValueError(f"initial_positions: unknown ball id(s) {bad}; known ids {ids}")
         self.initial_positions = initial_positions
         self.tracks = {b: Track(b, kalman.make_filter(np.zeros(2))) for b in ids}
         self.t: float | None = None
         self.frame = -1
         self.R = table.ball_radius
         self._pending: list[tuple[np.ndarray, int]] = []  # unclaimed detections: position, frames seen
+        self._expected: dict[str, np.ndarray] = {}  # spotted balls not yet seen on their spot: id -> mm
 
     # --- identity ---------------------------------------------------------------------------
     def _initialise(self, dets: Detections) -> None:
@@ -95,6 +103,7 @@ class TrackSet:
                     tr = self.tracks[b]
                     tr.kf = kalman.make_filter(np.asarray(xy, float))
                     tr.state, tr.id_conf, tr.rest_xy = BallState.HIDDEN, 0.8, np.asarray(xy, float)
+            got.update(self._coloured_by_class(dets, got))
         else:
             got = from_rack(self.table, dets, self.ids)
         for b, (k, idc) in got.items():
@@ -105,14 +114,83 @@ class TrackSet:
             tr.history.append(dets.xy_mm[k].copy())
             tr.patch = dets.data["patch"][k] if "patch" in dets.data else None
 
+    def _coloured_by_class(self, dets: Detections, got: dict[str, tuple[int, float]]) -> dict[str, tuple[int, float]]:
+        """A position map without the coloured ball (in hand): the one coloured detection the map left."""
+        if COLOURED_ID not in self.ids or COLOURED_ID in got or COLOURED_ID in (self.initial_positions or {}):
+            return {}
+        used = {k for k, _ in got.values()}
+        col = [k for k in range(len(dets)) if k not in used and dets.cls[k] == BallClass.COLOURED]
+        if not col:
+            return {}
+        best = max(col, key=lambda k: float(dets.confidence[k]))
+        return {COLOURED_ID: (best, 0.95 if len(col) == 1 else 0.5)}
+
     def set_positions(self, positions: dict[str, tuple[float, float]], id_conf: float = 0.9) -> None:
-        """Identities stated by the rules engine or the referee (spotted balls, re-racks): tracks jump there."""
+        """Identities stated by the rules engine or the referee (spotted balls, re-racks): a resting track
+        within `spot_tol_mm` of a stated place takes that id (the tracks swap identities); a stated ball with
+        no track there jumps there."""
+        unknown = [b for b in positions if b not in self.tracks]
+        if unknown:
+            raise ValueError(f"set_positions: unknown ball id(s) {unknown}; known ids {self.ids}")
+        placed = self.relabel(positions, id_conf)
         for b, xy in positions.items():
+            if b in placed:
+                continue
             tr = self.tracks[b]
             tr.kf = kalman.make_filter(np.asarray(xy, float))
             tr.state, tr.id_conf, tr.misses = BallState.STATIONARY, id_conf, 0
             tr.rest_xy = np.asarray(xy, float)
             tr.history.clear()
+            self._expected.pop(b, None)
+
+    def expect_spotted(self, positions: dict[str, tuple[float, float]], id_conf: float = 0.9) -> None:
+        """Balls the rules engine spots (1.25): the ball resting on its spot takes its id, now if it is
+        already there, else when it appears (checked only while something is expected)."""
+        want = {b: xy for b, xy in positions.items() if b in self.tracks}
+        placed = self.relabel(want, id_conf)
+        self._expected.update({b: np.asarray(xy, float) for b, xy in want.items() if b not in placed})
+
+    def clear_expected(self) -> None:
+        """A new shot began: spots not filled by now will not be (the referee did not spot there)."""
+        self._expected.clear()
+
+    @property
+    def expected(self) -> dict[str, tuple[float, float]]:
+        return {b: (float(p[0]), float(p[1])) for b, p in self._expected.items()}
+
+    def relabel(self, positions: dict[str, tuple[float, float]], id_conf: float) -> set[str]:
+        """Give stated ids to the resting tracks nearest the stated places (within `spot_tol_mm`, one track
+        per place, minimum total distance). Tracks swap contents, so no ball is duplicated; a track whose id
+        was taken by another ball gets the freed id with its identity marked unknown. Returns the ids placed."""
+        ids = [b for b in positions if b in self.tracks]
+        live = [tr for tr in self.tracks.values() if tr.in_play and tr.state != BallState.MOVING]
+        if not ids or not live:
+            return set()
+        where = np.asarray([positions[b] for b in ids], dtype=float).reshape(-1, 2)
+        m = match_positions(ids, where, np.array([tr.xy for tr in live]), self.config.spot_tol_mm)
+        moves = {b: live[k].ball for b, k in m.items()}  # new id <- the id the track has now
+        old = {b: self.tracks[b] for b in {*moves, *moves.values()}}
+        vacated = [s for s in moves.values() if s not in moves]
+        displaced = [t for t in moves if t not in moves.values()]
+        for t, s in moves.items():
+            self.tracks[t] = old[s]
+            self.tracks[t].ball = t
+            self.tracks[t].id_conf = max(id_conf, self.tracks[t].id_conf if s == t else 0.0)
+        for s, t in zip(vacated, displaced, strict=True):  # equal lengths: moves is one-to-one
+            before = old[s].revived_from
+            if before is not None and not old[t].in_play:
+                # a guessed id given back: it returns to what it was (never seen, potted ...), not to the
+                # renamed ball's old state
+                self.tracks[s] = Track(s, kalman.make_filter(np.zeros(2)), state=before)
+                continue
+            self.tracks[s] = old[t]
+            self.tracks[s].ball = s
+            self.tracks[s].id_conf = min(self.tracks[s].id_conf, 0.1)
+        for t in moves:
+            self.tracks[t].revived_from = None
+        for b in moves:
+            self._expected.pop(b, None)
+        return set(moves)
 
     # --- one frame ---------------------------------------------------------------------------
     def step(self, dets: Detections, t: float, occluded: Occluded | None = None) -> BallStates:
@@ -144,6 +222,8 @@ class TrackSet:
             if i not in assigned:
                 self._missed(tr, dt, occluded)
         self._revive(dets, taken | {int(free[k]) for _, k in pairs})
+        if self._expected:  # rare: only between a verdict that spots a ball and the ball's arrival
+            self.relabel(self.expected, 0.9)
         return self.publish(t)
 
     def _repeated(self, active: list[Track], dets: Detections) -> tuple[set[str], set[int]]:
@@ -310,6 +390,8 @@ class TrackSet:
                 ready.append(k)
         self._pending = pending
         for k in ready:
+            if self._expected and self._revive_expected(dets.xy_mm[k]):
+                continue
             want_col = dets.cls[k] == BallClass.COLOURED
             cands = [
                 tr
@@ -321,11 +403,27 @@ class TrackSet:
             order = {BallState.UNKNOWN: 0, BallState.OFF_TABLE: 1, BallState.POTTED: 2}
             tr = min(cands, key=lambda c: order.get(c.state, 3))
             tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN else 0.1
+            tr.revived_from = tr.state
             tr.kf = kalman.make_filter(dets.xy_mm[k])
             tr.state, tr.misses, tr.still = BallState.STATIONARY, 0, 0
             tr.rest_xy = dets.xy_mm[k].copy()
             tr.history.clear()
             tr.history.append(tr.xy)
+
+    def _revive_expected(self, xy: np.ndarray) -> bool:
+        """A ball appearing on the spot of a spotted ball that is off the table is that ball."""
+        near = [(float(np.hypot(*(p - xy))), b) for b, p in self._expected.items() if not self.tracks[b].in_play]
+        d, b = min(near, default=(np.inf, ""))
+        if d > self.config.spot_tol_mm:
+            return False
+        tr = self.tracks[b]
+        tr.kf = kalman.make_filter(xy)
+        tr.state, tr.misses, tr.still, tr.id_conf, tr.revived_from = BallState.STATIONARY, 0, 0, 0.9, None
+        tr.rest_xy = xy.copy()
+        tr.history.clear()
+        tr.history.append(tr.xy)
+        del self._expected[b]
+        return True
 
     # --- output ------------------------------------------------------------------------------
     def publish(self, t: float) -> BallStates:

@@ -38,8 +38,17 @@ class BallTracker:
         return self.tracks.step(dets, t, self._occluded)
 
     def set_positions(self, positions: dict[str, tuple[float, float]], id_conf: float = 0.9) -> None:
-        """Ball identities from the rules engine or the referee (spotting, re-rack)."""
+        """Ball identities from the rules engine or the referee (a stated position, a re-rack): the ball
+        resting at a stated place takes that id; a stated ball not seen there is put there."""
         self.tracks.set_positions(positions, id_conf)
+
+    def expect_spotted(self, positions: dict[str, tuple[float, float]], id_conf: float = 0.9) -> None:
+        """Balls the rules engine spots (1.25): the ball that comes to rest on the spot takes that id."""
+        self.tracks.expect_spotted(positions, id_conf)
+
+    def clear_expected(self) -> None:
+        """A new shot began: forget spots still empty."""
+        self.tracks.clear_expected()
 
     def _occluded(self, xy_mm: np.ndarray) -> bool:
         """Is this table point under an arm or a cue (or next to one, within a ball radius)?"""
