@@ -105,10 +105,13 @@ def auto_calibrate(image: np.ndarray, table: Table) -> CalibrationView:
 
 
 # --- vision -----------------------------------------------------------------------------------------
-def make_perception(cal: CalibrationView, fps: float) -> Perception:
-    """Detector + tracker for one video, bound to its calibration."""
+def make_perception(cal: CalibrationView, fps: float,
+                    positions: dict[str, tuple[float, float]] | None = None) -> Perception:
+    """Detector + tracker for one video, bound to its calibration; `positions` (ball id -> mm at the first
+    frame) names the balls when the recording starts from a known position."""
     factory = _attr("vision.pipeline", ("make_perception", "Perception"), "ball detection and tracking")
-    return factory(cal.native if cal.native is not None else cal.camera, cal.table, fps)  # type: ignore[no-any-return]
+    camera = cal.native if cal.native is not None else cal.camera
+    return factory(camera, cal.table, fps, initial_positions=positions)  # type: ignore[no-any-return]
 
 
 def make_event_detector(table: Table, fps: float) -> EventDetectorLike:

@@ -12,7 +12,7 @@ import json
 import os
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,6 +22,7 @@ from calibration.table import Table
 from rules.events import Event, EventType, read_jsonl
 from service import judging
 from service.pipeline import checkpoint as ck
+from service.pipeline import identity
 from service.pipeline.components import (
     CalibrationView,
     ComponentMissing,
@@ -56,6 +57,9 @@ class AnalyzeConfig:
     threads: int = 0  # decoder threads; 1 = one core
     i420: bool = True  # hand vision the decoder's YUV planes (no colour conversion unless a picture is drawn)
     max_frames: int | None = None
+    # ball id -> table mm at the first frame analysed, when known; default: the `balls` of --state or of the
+    # inputs' opening state line (service.pipeline.identity)
+    positions: dict[str, tuple[float, float]] | None = None
 
 
 @dataclass
@@ -73,7 +77,7 @@ Judge = Callable[[list[dict[str, Any]], str], judging.MatchFold]
 
 def default_stages(cfg: AnalyzeConfig, table: Table, first_image: np.ndarray, fps: float) -> Stages:
     cal = load_calibration(cfg.calibration, table) if cfg.calibration else auto_calibrate(first_image, table)
-    return Stages(cal, make_perception(cal, fps), make_event_detector(table, fps))
+    return Stages(cal, make_perception(cal, fps, cfg.positions), make_event_detector(table, fps))
 
 
 @dataclass
@@ -146,6 +150,8 @@ class _Run:
         self.last_ckpt_t = 0.0
         self._events_f: TextIO | None = None
         self._verdicts_f: TextIO | None = None
+        self.statements = identity.statements(cfg.state, cfg.inputs)
+        self.perception: Perception | None = None  # set when the stages are made
 
     # --- output helpers -----------------------------------------------------------------------------
     def note(self, text: str) -> None:
@@ -206,6 +212,8 @@ class _Run:
         self.header = judging.header_for(self.cfg.inputs, self.game, self.table.spec.name, str(decision.opening),
                                          self.cfg.state, first.positions)
         self.note(f"first shot: {decision.opening} ({decision.reason})")
+        self.info["identity"], text = identity.opening_note(str(decision.opening), self.statements)
+        self.note(text)
         if self.hooks.on_header and self.header:
             self.hooks.on_header(list(self.header))
 
@@ -213,6 +221,7 @@ class _Run:
         if e.type is EventType.SHOT_START:
             if "opening" not in self.info:
                 self.start_match(e)
+            self._tell_perception("shot_started")
             self.recorder.start(image())
         elif e.type is EventType.BALL_CONTACT and e.balls:
             self.recorder.add_contact(self._px_at(e.frame).get(e.balls[0]))
@@ -222,12 +231,26 @@ class _Run:
         if e.type is EventType.SHOT_END:
             self.recorder.end()
             for v in self.rejudge():
+                spots = identity.spotted(v.raw)
+                if spots:
+                    self._tell_perception("expect_spotted", spots)
                 if v.is_foul or v.review:
                     self.recorder.write_strip(v.shot)
                 if self.annotator:
                     clause = f" ({', '.join(v.clauses)})" if v.clauses else ""
                     self.annotator.note_verdict(e.t, f"shot {v.shot}: {v.outcome}{clause} {v.explanation}", v.is_foul)
                     self.annotator.set_status(" ".join(f"{k}:{s}" for k, s in v.score.items()))
+
+    def _tell_perception(self, what: str, *args: Any) -> None:
+        """Identity news for vision; a perception stage without the method (a scripted one) is skipped."""
+        fn = getattr(self.perception, what, None)
+        if fn is not None:
+            fn(*args)
+
+    def stated_now(self, t: float) -> None:
+        """Positions the referee stated for this video time (a timed state line) go to vision."""
+        for pos in self.statements.due(t):
+            self._tell_perception("set_positions", pos)
 
     def _px_at(self, frame: int) -> dict[str, tuple[float, float]]:
         for f, px in reversed(self.px_history):
@@ -245,6 +268,8 @@ def analyze(
     """Run the whole pipeline on one video file into cfg.out (see module docstring)."""
     hooks = hooks or Hooks()
     cfg.out.mkdir(parents=True, exist_ok=True)
+    if cfg.positions is None:
+        cfg = replace(cfg, positions=identity.statements(cfg.state, cfg.inputs).initial)
     run = _Run(cfg, hooks, judge)
     try:
         meta = probe(cfg.video)
@@ -270,6 +295,9 @@ def analyze(
         run.last_ckpt_t = prev.t
         timing = TimingMonitor.from_dict(prev.timing)
         stages = ck.load_state(cfg.out) if prev.has_state else None
+        if stages is None:  # a fresh tracker at a shot boundary: the balls rest where the last shot left them
+            cfg = run.cfg = replace(cfg, positions=identity.resting_positions(run.events) or cfg.positions)
+        run.statements.timed = [(t, p) for t, p in run.statements.timed if t > prev.t]
         run.note(f"resuming at frame {start_frame} ({prev.t:.1f} s), {prev.events_lines} events kept"
                  + ("" if stages is not None else "; tracker restarted at a shot boundary"))
     elif prev is not None:
@@ -304,6 +332,10 @@ def analyze(
             if stages is None:
                 stages = stage_factory(cfg, run.table, bgr(), fps)
                 run.info["calibration"] = stages.calibration.source
+            if run.perception is None:
+                run.perception = stages.perception
+            if run.statements.timed and fr.t >= run.statements.timed[0][0]:
+                run.stated_now(fr.t)
             if timing.observe(fr.index, fr.t) is FrameVerdict.DUPLICATE:
                 continue
             states = stages.perception.update(fr.image, fr.index, fr.t)

@@ -1,0 +1,110 @@
+"""Where ball identities come from in an analysis: stated positions (`--state` balls, `state` lines of the
+referee inputs) and the rules engine's spotted balls (1.25), handed to the perception stage.
+
+Vision names balls from the rack order at a break; anywhere else it needs a position map, or the ids of
+ivory balls are guesses (identity confidence 0.1). Everything here runs at the start, at a verdict or at a
+stated time: nothing per frame beyond one time comparison while a statement is pending.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.events import BALL_IDS, Event, EventType
+
+Positions = dict[str, tuple[float, float]]
+
+# A state line stamped at or before this video time describes the first frame (the synthetic set stamps 0.0).
+START_S = 0.1
+
+
+def positions_of(balls: Any, where: str) -> Positions | None:
+    """`balls` of a state line as ball id -> (x, y) mm; None when it is a list of ids (no places given).
+    ValueError naming `where` for a malformed entry."""
+    if balls is None or isinstance(balls, list):
+        return None
+    if not isinstance(balls, Mapping):
+        raise ValueError(f"{where}: balls must be {{id: [x, y]}} or a list of ids, got {type(balls).__name__}")
+    out: Positions = {}
+    for b, xy in balls.items():
+        if str(b) not in BALL_IDS:
+            raise ValueError(f"{where}: unknown ball id {b!r} in balls (ids are {', '.join(BALL_IDS)})")
+        try:
+            x, y = (float(v) for v in xy)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: ball {b!r} needs [x, y] in mm, got {xy!r}") from exc
+        out[str(b)] = (x, y)
+    return out
+
+
+@dataclass
+class Statements:
+    """Stated positions of one analysis: the one at the start, and later ones in time order."""
+
+    initial: Positions | None = None
+    source: str = ""
+    timed: list[tuple[float, Positions]] = field(default_factory=list)
+
+    def due(self, t: float) -> list[Positions]:
+        """The statements whose time has come (removed from the list)."""
+        out = []
+        while self.timed and self.timed[0][0] <= t:
+            out.append(self.timed.pop(0)[1])
+        return out
+
+
+def statements(state: Mapping[str, Any] | None, inputs: Sequence[Mapping[str, Any]]) -> Statements:
+    """Stated positions from `--state` (its `balls`, at the start) and from `state` lines of the inputs
+    (at their `t`; none or <= START_S: the start). `--state` wins over a state line at the start."""
+    st = Statements()
+    for n, d in enumerate(inputs, 1):
+        if d.get("type") != "state":
+            continue
+        pos = positions_of(d.get("balls"), f"referee input {n} (state)")
+        if pos is None:
+            continue
+        t = d.get("t")
+        if t is None or float(t) <= START_S:
+            if st.initial is None:
+                st.initial, st.source = pos, f"the state line of the referee inputs (line {n})"
+        else:
+            st.timed.append((float(t), pos))
+    st.timed.sort(key=lambda x: x[0])
+    if state is not None:
+        pos = positions_of(state.get("balls"), "--state")
+        if pos is not None:
+            st.initial, st.source = pos, "--state"
+    return st
+
+
+def resting_positions(events: Sequence[Event]) -> Positions | None:
+    """The balls at rest after the last finished shot (for a tracker restarted at a shot boundary)."""
+    for e in reversed(events):
+        if e.type is EventType.SHOT_END and e.positions:
+            return dict(e.positions)
+    return None
+
+
+def spotted(verdict_raw: Mapping[str, Any]) -> Positions:
+    """The balls a verdict spots (1.25): ball id -> (x, y) mm."""
+    out: Positions = {}
+    for s in verdict_raw.get("spotted") or []:
+        try:
+            out[str(s["ball"])] = (float(s["x"]), float(s["y"]))
+        except (KeyError, TypeError, ValueError):
+            continue  # a spotted entry without a place: nothing to tell the tracker
+    return out
+
+
+def opening_note(opening: str, st: Statements) -> tuple[str, str]:
+    """(summary value, note for the user) on where the ball ids come from."""
+    if st.initial is not None:
+        return "stated", f"ball ids: from the stated position ({st.source}), {len(st.initial)} balls"
+    if opening == "break":
+        return "rack", "ball ids: from the rack order (5.3) and the coloured ball's colour"
+    return "unknown", ("ball ids: UNKNOWN - the recording starts from a position and no position was stated "
+                       "(give --state with \"balls\": {id: [x, y]} or a state line in --inputs); ivory balls "
+                       "off the rack places carry identity confidence 0.1, so ball numbers (and Russian 71 pot "
+                       "values) in the events are guesses")
