@@ -134,6 +134,7 @@ def find_first(
     s_c = np.clip(np.where(np.isfinite(s), s, 0.0), 0.0, 1.0)
     lat = lat0 + s_c * (lat1 - lat0)
     s = np.where(np.abs(lat) <= geo.mouth_half[None], s, np.inf)
+    s[clear] = np.inf  # a ball flying higher than the nose passes over the pocket too
     best = _better(best, s, Kind.POT, idx)
     # --- over the cushion top: off the bed
     hl, hw = geo.table.half_length + geo.outer, geo.table.half_width + geo.outer

@@ -74,22 +74,18 @@ def cue_ball_potted(seed: int) -> Scenario:
 
 
 def jumped_ball(seed: int) -> Scenario:
-    """A jump stroke: the cue ball flies over the rear cushion and off the table (1.24)."""
+    """A jump stroke: the airborne cue ball clips ball 3, flies on over the rear cushion and off the table
+    (1.24; the contact came first, so 1.5 is met)."""
     rng = rng_of(seed)
-    cue = (float(rng.uniform(1000, 1250)), float(rng.uniform(-300, 300)))
+    cue = (float(rng.uniform(950, 1100)), float(rng.uniform(-300, 300)))
+    side = float(rng.choice([-1.0, 1.0]))
+    ob = (cue[0] + float(rng.uniform(110, 140)), cue[1] + side * float(rng.uniform(45, 52)))
     return Scenario(
         "foul_jumped_ball",
-        "The cue ball jumps the rear cushion",
-        {"C": cue, "3": (-600.0, 250.0)},
+        "The cue ball clips ball 3 in the air and jumps the rear cushion",
+        {"C": cue, "3": ob, "12": (-600.0, 250.0)},
         [
-            Shoot(
-                Stroke(
-                    "C",
-                    float(rng.uniform(4800, 5600)),
-                    float(rng.uniform(-0.2, 0.2)),
-                    lift=float(rng.uniform(1700, 2000)),
-                )
-            ),
+            Shoot(Stroke("C", float(rng.uniform(4800, 5600)), 0.0, lift=float(rng.uniform(1700, 1900)))),
             Place({"C": house_spot(rng)}),  # the opponent plays from the house
         ],
         seed=seed,
@@ -111,16 +107,19 @@ def wrong_ball(seed: int) -> Scenario:
 
 
 def push(seed: int) -> Scenario:
-    """Cue ball touching ball 2, struck along the line of centres with follow: it travels on after it (1.19)."""
+    """Cue ball touching ball 2 on the line to a corner, struck along the centres with follow: ball 2 drops
+    and the cue ball travels on after it (1.19: a push, the only fault of the shot)."""
     rng = rng_of(seed)
-    ob = (float(rng.uniform(200, 600)), float(rng.uniform(-300, 300)))
-    a = float(rng.uniform(-0.3, 0.3))
-    cue = (ob[0] - 2 * R * math.cos(a), ob[1] - 2 * R * math.sin(a))
+    pocket = str(rng.choice(["rear_left", "rear_right"]))
+    mouth = TABLE.pockets[pocket].mouth_centre
+    ob = on_approach(pocket, float(rng.uniform(550, 750)), float(rng.uniform(-5, 5)))
+    cue = behind(ob, mouth, 2 * R)
+    a = math.atan2(mouth[1] - ob[1], mouth[0] - ob[0])
     return Scenario(
         "foul_push_touching_balls",
-        "Push: cue ball frozen to ball 2, followed through along the centres",
+        f"Push: cue ball frozen to ball 2, followed through along the centres; 2 drops in {pocket}",
         {"2": ob, "C": cue, "13": (-900.0, -500.0)},
-        [Shoot(Stroke("C", 1500.0, a, height=0.6))],
+        [Shoot(Stroke("C", float(rng.uniform(1050, 1250)), a, height=0.3))],
         seed=seed,
     )
 
