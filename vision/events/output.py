@@ -18,6 +18,7 @@ from vision.events.motion import Onset
 from vision.events.settings import EventSettings
 
 _TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
+_CLUSTER_WAIT_S = 0.2
 
 
 class OutputLogic:
@@ -82,6 +83,19 @@ class OutputLogic:
             if pending:
                 mark = min(mark, min(pending) - 1e-6)
         self._order_clusters()
+        if not final and not np.isfinite(self.first_hit_t):
+            # contacts passed on between resting balls wait (up to _CLUSTER_WAIT_S) for the moving contact
+            # that started them, which is found later from the striker's track
+            waiting = [
+                e.t
+                for e in self.out
+                if e.type is EventType.BALL_CONTACT
+                and e.extra.get("cluster")
+                and e.t >= self.shot_t0
+                and self.now - e.t < _CLUSTER_WAIT_S
+            ]
+            if waiting:
+                mark = min(mark, min(waiting) - 1e-6)
         ready = [e for e in self.out if e.t <= mark]
         self.out = [e for e in self.out if e.t > mark]
         return sorted(ready, key=lambda e: (e.t, _TYPE_ORDER[e.type]))
