@@ -14,6 +14,7 @@ import numpy as np
 from calibration.result import CalibrationError
 
 WORK_WIDTH = 480  # width of the downscaled copy used to find the cloth
+SIDE_TURN_RAD = np.radians(15.0)  # outline edges turning less than this belong to the same side
 FACE_SHARE = 0.3  # share of a side's profiles showing the dark face band for it to be the reading
 OPEN_MM_FRACTION = 0.04  # opening kernel as a share of the frame width (~80 px at 1920: wider than an arm)
 NOT_FOUND = "could not find the table: give the four bed corners with --corners x1,y1,x2,y2,x3,y3,x4,y4"
@@ -124,24 +125,40 @@ def find_cloth(image_bgr: np.ndarray) -> ClothRegion:
 
 
 def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
-    """Four corners of a convex outline: the four longest edges of a simplified polygon, extended to meet.
+    """Four corners of a convex outline: its edges grouped into sides by direction (a barrel-distorted side
+    is several nearly collinear edges), the four longest sides extended to meet.
 
-    Pockets cut the cloth's corners, so the outline has chamfers; extending the long edges undoes them.
+    Pockets cut the cloth's corners, so the outline has chamfers; extending the long sides undoes them.
     """
     poly = hull.astype(np.float32).reshape(-1, 1, 2)
-    approx = cv2.approxPolyDP(poly, 0.01 * cv2.arcLength(poly, True), True).reshape(-1, 2).astype(np.float64)
+    approx = cv2.approxPolyDP(poly, 0.005 * cv2.arcLength(poly, True), True).reshape(-1, 2).astype(np.float64)
     if len(approx) < 4:
         return None
     edges = np.roll(approx, -1, axis=0) - approx
-    longest = np.sort(np.argsort(-np.linalg.norm(edges, axis=1))[:4])
+    ang = np.arctan2(edges[:, 1], edges[:, 0])
+    turn = np.abs(np.angle(np.exp(1j * (ang - np.roll(ang, 1)))))  # direction change from the previous edge
+    start = int(np.argmax(turn))
+    groups: list[list[int]] = []
+    for i in [(start + k) % len(edges) for k in range(len(edges))]:
+        if groups and turn[i] < SIDE_TURN_RAD:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    if len(groups) < 4:
+        return None
+    # each side as the chord from its first edge's start to its last edge's end
+    chords = [(approx[g[0]], approx[(g[-1] + 1) % len(approx)]) for g in groups]
+    lengths = np.array([np.linalg.norm(b - a) for a, b in chords])
+    keep = sorted(np.argsort(-lengths)[:4])
+    sides = [chords[k] for k in keep]
     corners = []
     for k in range(4):
-        i, j = longest[k - 1], longest[k]
-        A = np.column_stack([edges[i], -edges[j]])
+        (a1, b1), (a2, b2) = sides[k - 1], sides[k]
+        A = np.column_stack([b1 - a1, -(b2 - a2)])
         if abs(np.linalg.det(A)) < 1e-9:
             return None
-        s = np.linalg.solve(A, approx[j] - approx[i])
-        corners.append(approx[i] + s[0] * edges[i])
+        t = np.linalg.solve(A, a2 - a1)
+        corners.append(a1 + t[0] * (b1 - a1))
     quad = _order_ccw(np.asarray(corners))
     if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
         return None
