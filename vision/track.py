@@ -37,6 +37,7 @@ class TrackerConfig:
     # a stated position (spotted ball, referee) names the resting track this near it; under 2R, so it can
     # never name a neighbour (the engine spots onto a free place)
     spot_tol_mm: float = 50.0
+    spot_frames: int = 5  # on a spot a verdict named, a ball (not a hand: that is an occluder) comes back sooner
 
 
 @dataclass
@@ -386,7 +387,7 @@ class TrackSet:
             xy = dets.xy_mm[k]
             count = 1 + max((n for p, n in self._pending if np.hypot(*(p - xy)) < 5.0), default=0)
             pending.append((xy.copy(), count))
-            if count >= self.config.revive_frames:
+            if count >= self.config.revive_frames or (count >= self.config.spot_frames and self._on_spot(xy)):
                 ready.append(k)
         self._pending = pending
         for k in ready:
@@ -409,6 +410,11 @@ class TrackSet:
             tr.rest_xy = dets.xy_mm[k].copy()
             tr.history.clear()
             tr.history.append(tr.xy)
+
+    def _on_spot(self, xy: np.ndarray) -> bool:
+        """Is xy on the spot of a spotted ball still off the table?"""
+        tol = self.config.spot_tol_mm
+        return any(float(np.hypot(*(p - xy))) <= tol and not self.tracks[b].in_play for b, p in self._expected.items())
 
     def _revive_expected(self, xy: np.ndarray) -> bool:
         """A ball appearing on the spot of a spotted ball that is off the table is that ball."""

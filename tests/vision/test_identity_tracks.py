@@ -127,7 +127,10 @@ def test_spotted_ball_takes_its_id_when_it_appears_after_the_verdict() -> None:
     assert ts.tracks["3"].state == BallState.POTTED
     spot = TABLE.markings["rear_spot"]
     ts.expect_spotted({"3": spot})
-    st = _place(ts, rest, spot, f, 40)
+    st = _place(ts, rest, spot, f, ts.config.spot_frames)  # on a named spot it comes back sooner than elsewhere
+    assert ts.config.spot_frames < ts.config.revive_frames
+    assert st.state[st.ids.index("3")] == int(BallState.STATIONARY)
+    st = _place(ts, rest, spot, f + ts.config.spot_frames, 40)
     assert np.hypot(*(at(st, "3") - spot)) < 3.0
     assert idc(st, "3") >= 0.9
     assert st.state[st.ids.index("3")] == int(BallState.STATIONARY)
