@@ -56,7 +56,6 @@ class Track:
     prev_xy: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
     prev_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
     last_z: np.ndarray | None = None  # the last measurement used
-    revived_from: BallState | None = None  # the state this id had before an unclaimed detection revived it
 
     @property
     def xy(self) -> np.ndarray:
@@ -161,8 +160,10 @@ class TrackSet:
 
     def relabel(self, positions: dict[str, tuple[float, float]], id_conf: float) -> set[str]:
         """Give stated ids to the resting tracks nearest the stated places (within `spot_tol_mm`, one track
-        per place, minimum total distance). Tracks swap contents, so no ball is duplicated; a track whose id
-        was taken by another ball gets the freed id with its identity marked unknown. Returns the ids placed."""
+        per place, minimum total distance). Tracks swap contents, so no ball is duplicated: a ball in play
+        whose id was taken keeps its track under a freed id (identity confidence 0.1); a freed id with no ball
+        for it is UNKNOWN (never POTTED: the event layer would read a ball leaving the bed as a pot).
+        Returns the ids placed."""
         ids = [b for b in positions if b in self.tracks]
         live = [tr for tr in self.tracks.values() if tr.in_play and tr.state != BallState.MOVING]
         if not ids or not live:
@@ -178,17 +179,12 @@ class TrackSet:
             self.tracks[t].ball = t
             self.tracks[t].id_conf = max(id_conf, self.tracks[t].id_conf if s == t else 0.0)
         for s, t in zip(vacated, displaced, strict=True):  # equal lengths: moves is one-to-one
-            before = old[s].revived_from
-            if before is not None and not old[t].in_play:
-                # a guessed id given back: it returns to what it was (never seen, potted ...), not to the
-                # renamed ball's old state
-                self.tracks[s] = Track(s, kalman.make_filter(np.zeros(2)), state=before)
+            if not old[t].in_play:
+                self.tracks[s] = Track(s, kalman.make_filter(np.zeros(2)))
                 continue
             self.tracks[s] = old[t]
             self.tracks[s].ball = s
             self.tracks[s].id_conf = min(self.tracks[s].id_conf, 0.1)
-        for t in moves:
-            self.tracks[t].revived_from = None
         for b in moves:
             self._expected.pop(b, None)
         return set(moves)
@@ -404,7 +400,6 @@ class TrackSet:
             order = {BallState.UNKNOWN: 0, BallState.OFF_TABLE: 1, BallState.POTTED: 2}
             tr = min(cands, key=lambda c: order.get(c.state, 3))
             tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN else 0.1
-            tr.revived_from = tr.state
             tr.kf = kalman.make_filter(dets.xy_mm[k])
             tr.state, tr.misses, tr.still = BallState.STATIONARY, 0, 0
             tr.rest_xy = dets.xy_mm[k].copy()
@@ -424,7 +419,7 @@ class TrackSet:
             return False
         tr = self.tracks[b]
         tr.kf = kalman.make_filter(xy)
-        tr.state, tr.misses, tr.still, tr.id_conf, tr.revived_from = BallState.STATIONARY, 0, 0, 0.9, None
+        tr.state, tr.misses, tr.still, tr.id_conf = BallState.STATIONARY, 0, 0, 0.9
         tr.rest_xy = xy.copy()
         tr.history.clear()
         tr.history.append(tr.xy)

@@ -151,7 +151,9 @@ def test_spotted_ball_seen_before_the_verdict_is_renamed() -> None:
     assert np.hypot(*(at(st, "3") - spot)) < 3.0 and idc(st, "3") >= 0.9
     on_spot = [b for b in st.ids if np.hypot(*(at(st, b) - spot)) < 3.0
                and st.state[st.ids.index(b)] == int(BallState.STATIONARY)]
-    assert on_spot == ["3"]  # no duplicate: the guessed id went back off the table
+    assert on_spot == ["3"]  # no duplicate
+    # the guessed id is unknown again, not potted (a ball leaving the bed would read as a pot)
+    assert st.state[st.ids.index(guessed[0])] == int(BallState.UNKNOWN)
 
 
 def test_expectation_ends_with_the_next_shot() -> None:
