@@ -101,8 +101,11 @@ def verify_contact(
     j_b = float(np.dot(pb.dv, u))  # b is pushed away along +u
     z_a = j_a / max(pa.sigma_dv, 1e-9)
     z_b = j_b / max(pb.sigma_dv, 1e-9)
-    if min(z_a, z_b) < -s.kink_z:
-        return None  # a strong change against the impulse: something else (a cushion) made this kink
+    against = [p for p, z in ((pa, z_a), (pb, z_b)) if z < -s.kink_z]
+    if any(not p.at_rest_before for p in against):
+        return None  # a moving ball kinked against the impulse: something else (a cushion) made this kink
+    # (a resting ball may: the apex of a rack is hit and thrown back by the balls behind it)
+    z_a, z_b = (max(z_a, 0.0), max(z_b, 0.0))
     z, impulse = (z_a, j_a) if z_a >= z_b else (z_b, j_b)
     kinked = pa if z_a >= z_b else pb
     t_k = kinked.kink_time()
