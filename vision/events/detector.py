@@ -29,6 +29,7 @@ from vision.events.shots import choose_striker, push_geometry, rest_layout, star
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
+_RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 
 
 class ShotPhase(StrEnum):
@@ -59,7 +60,10 @@ class EventDetector(OutputLogic, ClusterLogic):
         self.out: list[Event] = []
         self.last_pair: dict[tuple[int, int], float] = {}
         self.last_touch: dict[tuple[int, str], float] = {}
-        self.weak: dict[tuple[int, Any], Event] = {}  # held review events a confident one may replace
+        self.weak: dict[tuple[int, Any], Event] = {}
+        self.stop_dir: dict[
+            int, tuple[float, np.ndarray]
+        ] = {}  # per ball: (stop time, last way rolled)  # held review events a confident one may replace
         self.note4: list[Crossing] = []  # far middle-jaw bounces awaiting judgement
         self.crossed: list[Event] = []  # recent crossings by the centre
         self.kinks: dict[int, list[float]] = {}  # recent contact / touch times per ball (line smoothing)
@@ -79,6 +83,9 @@ class EventDetector(OutputLogic, ClusterLogic):
         self.last_seen[self.hist.valid[n % self.hist.size]] = self.now
         onsets, stops = self.motion.update(n)
         for st in stops:
+            t_back, xy_back = self.hist.track(st.ball, n - 3 * self.motion.rest_frames, n)
+            if len(t_back) >= 2:  # the way it was rolling when it stopped (a crawl may only look still)
+                self.stop_dir[st.ball] = (st.t, xy_back[-1] - xy_back[0])
             self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
             self.pots.on_rest(st.ball, st.anchor)
             if self.phase is ShotPhase.RUNNING:
@@ -230,6 +237,15 @@ class EventDetector(OutputLogic, ClusterLogic):
                 self.lines_out([cr])
         self.note4 = keep
 
+    def _resumed(self, o: Onset) -> bool:
+        """A slow start, soon after the ball came to rest, on along the way it was rolling."""
+        t_stop, d = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2)))
+        if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
+            return False
+        away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
+        cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
+        return cos >= 0.5
+
     def _note_emitted(self, ev: Event) -> None:
         if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:
             self.last_stop = max(self.last_stop, ev.t)
@@ -313,6 +329,8 @@ class EventDetector(OutputLogic, ClusterLogic):
         if running and not final and n < first + 2 * self.D:
             return False  # a start during a shot: let a slow chain through touching balls show itself
         if running and all(o.speed < self.s.early_stroke_min_speed_mm_s for o in group):
+            if all(self._resumed(o) for o in group):
+                return True  # a crawl that only looked still for a moment: it never stopped
             # a slow creep of a ball touching one that was hit in this shot: pushed on, not disturbed
             reach = self.s.cause_gap_mm + self.s.onset_mm  # its rest centre may have crept a little
             for o in group:
