@@ -18,8 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default=None, help="game rules (default: from the video's truth/log, else russian71)")
     p.add_argument("--calibration", type=Path, default=None, help="calibration.json (default: automatic)")
     p.add_argument("--state", default=None,
-                   help='JSON file or inline JSON with the score and who is to play, e.g. {"score":{"A":12,"B":5},'
-                        '"to_play":"B"}')
+                   help='JSON file or inline JSON with the score, who is to play and (optionally) where each ball '
+                        'is, e.g. {"score":{"A":12,"B":5},"to_play":"B","balls":{"C":[-900,0],"7":[400,120]}}; '
+                        'the ball positions give the tracker its ids')
     p.add_argument("--inputs", type=Path, default=None,
                    help="JSONL of referee inputs (match header, nominations, ...); default: the log of a "
                         "truth.json beside the video, if any")
