@@ -38,18 +38,18 @@ class CameraModel:
         cls,
         eye_mm: tuple[float, float, float],
         target_mm: tuple[float, float, float],
-        up: tuple[float, float, float],
+        image_down: tuple[float, float, float],
         focal_px: float,
         width: int,
         height: int,
         dist: tuple[float, float, float, float, float] = (0.0, 0.0, 0.0, 0.0, 0.0),
         principal: tuple[float, float] | None = None,
     ) -> CameraModel:
-        """A camera at `eye` looking at `target`, with image-up roughly along `up`."""
+        """A camera at `eye` looking at `target`; the world direction `image_down` points down the image."""
         eye, target = np.asarray(eye_mm, float), np.asarray(target_mm, float)
         z = target - eye
         z /= np.linalg.norm(z)
-        x = np.cross(z, -np.asarray(up, float))  # image x = right, image y = down
+        x = np.cross(z, -np.asarray(image_down, float))  # image x = right, image y = down
         x /= np.linalg.norm(x)
         y = np.cross(z, x)
         R = np.stack([x, y, z])

@@ -50,3 +50,9 @@ def test_projection_rejects_bad_point_shape() -> None:
     cam = CameraModel.look_at((0.0, 0.0, 3000.0), (0.0, 0.0, 0.0), (0.0, 1.0, 0.0), 1100.0, 1280, 720)
     with pytest.raises(ValueError, match=r"\(N, 2\) or \(N, 3\)"):
         cam.project(np.zeros((4, 5)))
+
+
+def test_look_at_puts_image_down_where_asked() -> None:
+    cam = CameraModel.look_at((0.0, 0.0, 3000.0), (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1000.0, 1280, 720)
+    centre, further = cam.project(np.array([[0.0, 0.0, 0.0], [500.0, 0.0, 0.0]]))
+    assert further[1] > centre[1] + 100 and abs(further[0] - centre[0]) < 1e-6
