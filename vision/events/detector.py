@@ -84,7 +84,7 @@ class EventDetector(OutputLogic, ClusterLogic):
         onsets, stops = self.motion.update(n)
         for st in stops:
             t_back, xy_back = self.hist.track(st.ball, n - 3 * self.motion.rest_frames, n)
-            if len(t_back) >= 2:  # the way it was rolling when it stopped (a crawl may only look still)
+            if self.phase is ShotPhase.RUNNING and len(t_back) >= 2:  # the way it was rolling when it stopped
                 self.stop_dir[st.ball] = (st.t, xy_back[-1] - xy_back[0])
             self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
             self.pots.on_rest(st.ball, st.anchor)
@@ -240,7 +240,7 @@ class EventDetector(OutputLogic, ClusterLogic):
     def _resumed(self, o: Onset) -> bool:
         """A slow start, soon after the ball came to rest, on along the way it was rolling."""
         t_stop, d = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2)))
-        if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
+        if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= 2 * self.s.rest_radius_mm:
             return False
         away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
         cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
@@ -328,9 +328,9 @@ class EventDetector(OutputLogic, ClusterLogic):
         running = self.phase is ShotPhase.RUNNING
         if running and not final and n < first + 2 * self.D:
             return False  # a start during a shot: let a slow chain through touching balls show itself
+        if all(o.speed < self.s.early_stroke_min_speed_mm_s and self._resumed(o) for o in group):
+            return True  # a crawl that only looked still for a moment: it never stopped
         if running and all(o.speed < self.s.early_stroke_min_speed_mm_s for o in group):
-            if all(self._resumed(o) for o in group):
-                return True  # a crawl that only looked still for a moment: it never stopped
             # a slow creep of a ball touching one that was hit in this shot: pushed on, not disturbed
             reach = self.s.cause_gap_mm + self.s.onset_mm  # its rest centre may have crept a little
             for o in group:
