@@ -4,27 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from track_fakes import dets
 
 from calibration.table import Table
 from vision.track import TrackSet
-from vision.types import BallClass, BallState, Detections
+from vision.types import BallClass, BallState
 
 FPS = 60.0
 TABLE = Table.load("pyramid-12ft")
 R = TABLE.ball_radius
-
-
-def dets(points: list[tuple[float, float]], cls: list[BallClass] | None = None, seed: int = 0) -> Detections:
-    rng = np.random.default_rng(seed)
-    xy = np.asarray(points, dtype=float).reshape(-1, 2) + rng.normal(0.0, 0.5, (len(points), 2))
-    n = len(xy)
-    return Detections(
-        xy,
-        np.full(n, 0.95),
-        np.array(cls if cls is not None else [BallClass.IVORY] * n, dtype=object),
-        np.zeros((n, 2)),
-        np.full(n, 15.0),
-    )
 
 
 def run(ts: TrackSet, frames: list[list[tuple[float, float]]], occluded: bool = False) -> list:
