@@ -71,6 +71,10 @@ class PotWatcher:
                 continue
             t_gone = float(self.last_t[b]) + 0.5 / self.fps
             if code is BallState.POTTED:
+                _, dist = self.table.nearest_pocket(self.last_xy[b])
+                if dist > self.s.pocket_reach_mm and not moving[b]:
+                    self.gone[b] = True  # a resting ball lifted off far from any pocket (a penalty ball, 1.6)
+                    continue
                 out.append(self._pot(b, t_gone, 1.0, shot_running))
             elif code is BallState.OFF_TABLE:
                 out.append(Gone(b, "off_table", t_gone, None, 1.0))
