@@ -8,14 +8,13 @@ touching routes, reports or the web page.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from calibration.table import Table, list_specs
-from service.pipeline.components import ComponentMissing
+from rules import engine, inputs, state
 
 _CITE = re.compile(r"\((\d+\.\d+[0-9.()a-z]*?)\)(?:[^)]|$)")
 
@@ -80,24 +79,13 @@ class MatchFold:
         }
 
 
-def _engine() -> Any:
-    try:
-        return importlib.import_module("rules.engine")
-    except ModuleNotFoundError as exc:
-        raise ComponentMissing(f"the rules engine is not available: module 'rules.engine' is missing ({exc})") from exc
-
-
 def games() -> list[str]:
     """Game names the engine knows."""
-    _engine()
-    state = importlib.import_module("rules.state")
     return [g.value for g in state.Game]
 
 
 def canonical_game(name: str) -> str:
     """The engine's name for a game or one of its aliases; ValueError naming the known games."""
-    _engine()
-    state = importlib.import_module("rules.state")
     return str(state.parse_game(name).value)
 
 
@@ -110,11 +98,8 @@ def _table_of(log: Sequence[dict[str, Any]]) -> Table:
 
 def fold(log: Sequence[dict[str, Any]], game: str) -> MatchFold:
     """Judge a whole log (rules.engine.judge_log); raises ValueError naming the bad line."""
-    eng = _engine()
-    inputs = importlib.import_module("rules.inputs")
-    state_mod = importlib.import_module("rules.state")
     items = list(inputs.parse_log(log))
-    judgement = eng.judge_log(items, game=state_mod.parse_game(game) if game else None, table=_table_of(log))
+    judgement = engine.judge_log(items, game=state.parse_game(game) if game else None, table=_table_of(log))
     verdicts = tuple(verdict_from_dict(v.to_dict(), i) for i, v in enumerate(judgement.verdicts))
     st = judgement.state
     if st is None:

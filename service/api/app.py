@@ -18,7 +18,6 @@ from service.api.jobs import JobRunner
 from service.api.live import LiveHub
 from service.api.routers import analyses, events, inputs, live, matches, verdicts
 from service.api.settings import Settings
-from service.pipeline.components import ComponentMissing
 from service.pipeline.run import StageFactory, default_stages
 
 
@@ -48,11 +47,7 @@ def create_app(settings: Settings | None = None, stage_factory: StageFactory = d
     @app.get("/meta", tags=["meta"])
     def meta() -> dict[str, object]:
         """What the web page offers in its menus: games, tables, the default game."""
-        try:
-            games = judging.games()
-        except ComponentMissing:
-            games = [judging.DEFAULT_GAME]
-        return {"games": games, "tables": list_specs(), "default_game": judging.DEFAULT_GAME}
+        return {"games": judging.games(), "tables": list_specs(), "default_game": judging.DEFAULT_GAME}
 
     @app.get("/", include_in_schema=False)
     def index(request: Request) -> RedirectResponse:

@@ -16,7 +16,6 @@ from rules.events import Event, EventType
 from service.api import db, matchlog
 from service.api.live import LiveHub
 from service.api.settings import Settings
-from service.pipeline.components import ComponentMissing
 from service.pipeline.run import AnalyzeConfig, Hooks, StageFactory, analyze, default_stages
 
 
@@ -41,7 +40,7 @@ class JobRunner:
             assert match is not None
             db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.RUNNING, message="started")
             self._analyze(conn, job, match)
-        except (ComponentMissing, ValueError, OSError) as exc:
+        except (ValueError, OSError) as exc:
             db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.FAILED, message=str(exc))
         except Exception as exc:  # a worker must never die silently: record what happened
             msg = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"

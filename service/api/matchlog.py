@@ -7,16 +7,15 @@ with a clear message and the stored log stays one the engine can fold.
 
 from __future__ import annotations
 
-import importlib
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from rules.events import Event, is_ball_event
+from rules.inputs import RefereeInput
 from service import judging
 from service.api import db
 from service.api.live import LiveHub
-from service.pipeline.components import ComponentMissing
 
 
 class LogRejected(ValueError):
@@ -36,11 +35,7 @@ def validate_input(d: dict[str, Any]) -> dict[str, Any]:
     if is_ball_event(d):
         raise LogRejected(f"{d.get('type')!r} is a ball event: post it to /events")
     try:
-        inputs = importlib.import_module("rules.inputs")
-    except ModuleNotFoundError:
-        return d
-    try:
-        return dict(inputs.RefereeInput.from_dict(d).to_dict())
+        return dict(RefereeInput.from_dict(d).to_dict())
     except (ValueError, TypeError, KeyError) as exc:
         raise LogRejected(str(exc)) from exc
 
@@ -65,15 +60,12 @@ class FoldState:
 
 
 def refold(conn: sqlite3.Connection, match: db.MatchRow) -> FoldState:
-    """Fold the stored log, cache verdicts and state. Without an engine: events only, and the state says so."""
+    """Fold the stored log, cache verdicts and state."""
     rows = db.read_log(conn, match_id=match.id)
     try:
         fold = judging.fold(full_log(match, rows), match.game)
         verdicts = [v.to_dict() for v in fold.verdicts]
         state = {**fold.to_dict(), "error": None}
-    except ComponentMissing as exc:
-        verdicts, state = [], {"game": match.game, "score": {}, "to_play": None, "owed": [], "shots": 0,
-                               "finished": False, "error": str(exc)}
     except ValueError as exc:  # a log stored before a rule change: keep serving, say why
         verdicts, state = db.read_verdicts(conn, match_id=match.id), {
             **(match.state or {}), "error": f"the log no longer folds: {exc}"}
@@ -103,8 +95,6 @@ def append(
         trial = full_log(match, db.read_log(conn, match_id=match.id)) + [d for _, d in clean]
         try:
             judging.fold(trial, match.game)
-        except ComponentMissing:
-            pass
         except (ValueError, KeyError, TypeError) as exc:
             raise LogRejected(f"the rules engine refuses this input: {exc}") from exc
     rows = db.append_log(conn, match_id=match.id, entries=clean)

@@ -8,7 +8,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from calibration.table import list_specs
 from service import judging
-from service.pipeline.components import ComponentMissing
 
 
 class MatchBase(BaseModel):
@@ -27,10 +26,7 @@ class MatchBase(BaseModel):
     @field_validator("game")
     @classmethod
     def _known_game(cls, v: str) -> str:
-        try:
-            return judging.canonical_game(v)
-        except ComponentMissing:
-            return v
+        return judging.canonical_game(v)
 
     @field_validator("players")
     @classmethod

@@ -114,7 +114,6 @@ class _Progress:
 def run(args: argparse.Namespace) -> int:
     from service import judging
     from service.pipeline.compare import compare_with_truth
-    from service.pipeline.components import ComponentMissing
     from service.pipeline.run import AnalyzeConfig, Hooks, analyze
     from service.pipeline.video import ReadStatus, probe
 
@@ -137,8 +136,6 @@ def run(args: argparse.Namespace) -> int:
     if game is not None:
         try:
             game = judging.canonical_game(game)
-        except ComponentMissing:
-            pass
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -160,10 +157,6 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = analyze(cfg, Hooks(on_verdict=verdict, on_progress=progress, on_note=note))
-    except ComponentMissing as exc:
-        progress.close()
-        print(f"error: {exc}", file=sys.stderr)
-        return 3
     except KeyboardInterrupt:
         progress.close()
         print(f"interrupted: continue with  pyramid-monitor analyze {video} --out {out} --resume", file=sys.stderr)

@@ -16,7 +16,6 @@ from typing import Any
 from calibration.table import Table, TableSpec
 from rules.events import Event, EventType, read_jsonl
 from service import judging
-from service.pipeline.components import ComponentMissing
 from service.pipeline.opening import decide_opening
 
 # Seconds either side for an event to match; "every ball at rest" is a slower, softer instant than a hit.
@@ -108,7 +107,7 @@ def judge_events(inputs: list[dict[str, Any]], events: Sequence[Event], game: st
 def compare_verdicts(
     inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str, table: Table
 ) -> tuple[int, int, list[str]]:
-    """(shots in truth, shots whose verdicts agree, disagreement lines); raises ComponentMissing."""
+    """(shots in truth, shots whose verdicts agree, disagreement lines)."""
     v_truth = judge_events(inputs, truth, game, table)
     v_found = judge_events(inputs, found, game, table)
     by_shot = {v.shot: v for v in v_found}
@@ -136,6 +135,6 @@ def compare_with_truth(case: Path, out: Path, game: str, table: Table | None = N
     comp = Comparison(match_events(truth, found))
     try:
         comp.shots_truth, comp.shots_agree, comp.disagreements = compare_verdicts(inputs, truth, found, game, table)
-    except ComponentMissing as exc:
+    except ValueError as exc:  # the engine refuses a log: say so beside the event comparison
         comp.judge_error = str(exc)
     return comp

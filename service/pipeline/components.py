@@ -1,13 +1,10 @@
-"""The pipeline's stages and the one place that knows where each colleague's component lives.
+"""The pipeline's stages: the one place that binds calibration, vision and events to the analyze loop.
 
-The loop in `service.pipeline.run` only sees the small protocols below. Each factory imports its component
-lazily; a component that has not landed raises `ComponentMissing` naming the module it needs, so the
-failure is clear and the call site stays.
+The loop in `service.pipeline.run` only sees the small protocols below.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,14 +12,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from calibration.auto import calibrate_image
 from calibration.camera import CameraModel
+from calibration.result import Calibration, CalibrationError
 from calibration.table import Table
 from rules.events import Event
+from vision import pipeline as vision_pipeline
+from vision.events import EventDetector
 from vision.types import BallStates
-
-
-class ComponentMissing(RuntimeError):
-    """A stage's implementation is not available in this checkout."""
 
 
 class Perception(Protocol):
@@ -47,23 +44,6 @@ class CalibrationView:
     native: Any = None  # the calibration package's own object, handed back to vision
 
 
-def _import(module: str, what: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            raise ComponentMissing(f"{what} is not available: module {module!r} is missing ({exc})") from exc
-        raise
-
-
-def _attr(module: str, names: tuple[str, ...], what: str) -> Any:
-    mod = _import(module, what)
-    for name in names:
-        if hasattr(mod, name):
-            return getattr(mod, name)
-    raise ComponentMissing(f"{what} is not available: {module} defines none of {names}")
-
-
 # --- calibration ------------------------------------------------------------------------------------
 class CalibrationFailed(ValueError):
     """Automatic calibration found no table; the message says what failed and what to do."""
@@ -79,10 +59,9 @@ def load_calibration(path: Path, table: Table) -> CalibrationView:
     if not isinstance(data, dict):
         raise ValueError(f"calibration file {path}: expected a JSON object, got {type(data).__name__}")
     if data.get("format") == "pyramid-calibration/1":
-        cal_cls = _attr("calibration.result", ("Calibration",), "calibration files")
         try:
-            native = cal_cls.from_dict(data)
-        except Exception as exc:  # CalibrationError: the package's own message names the problem
+            native = Calibration.from_dict(data)
+        except (CalibrationError, ValueError, KeyError, TypeError) as exc:  # the package's message names it
             raise ValueError(f"calibration file {path}: {exc}") from exc
         return CalibrationView(native.camera, table, f"file:{path}", native)
     try:
@@ -94,12 +73,9 @@ def load_calibration(path: Path, table: Table) -> CalibrationView:
 
 def auto_calibrate(image: np.ndarray, table: Table) -> CalibrationView:
     """Find the table in a frame and fit the camera (calibration.auto)."""
-    fn = _attr("calibration.auto", ("calibrate_image", "calibrate"), "automatic calibration")
     try:
-        native = fn(image, table, table.spec.name)
-    except Exception as exc:
-        if type(exc).__name__ != "CalibrationError":
-            raise
+        native = calibrate_image(image, table, table.spec.name)
+    except CalibrationError as exc:
         raise CalibrationFailed(f"automatic calibration failed: {exc}; give --calibration FILE") from exc
     return CalibrationView(native.camera, table, "auto", native)
 
@@ -109,14 +85,9 @@ def make_perception(cal: CalibrationView, fps: float,
                     positions: dict[str, tuple[float, float]] | None = None) -> Perception:
     """Detector + tracker for one video, bound to its calibration; `positions` (ball id -> mm at the first
     frame) names the balls when the recording starts from a known position."""
-    factory = _attr("vision.pipeline", ("make_perception", "Perception"), "ball detection and tracking")
     camera = cal.native if cal.native is not None else cal.camera
-    return factory(camera, cal.table, fps, initial_positions=positions)  # type: ignore[no-any-return]
+    return vision_pipeline.make_perception(camera, cal.table, fps, initial_positions=positions)
 
 
 def make_event_detector(table: Table, fps: float) -> EventDetectorLike:
-    try:
-        cls = _attr("vision.events", ("EventDetector",), "event detection")
-    except ComponentMissing:
-        cls = _attr("vision.events.detector", ("EventDetector",), "event detection")
-    return cls(table, fps)  # type: ignore[no-any-return]
+    return EventDetector(table, fps)

@@ -9,13 +9,13 @@ in the house.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 
 from calibration.table import Table
+from rules.rack import rack_looks_like
 
 
 class Opening(StrEnum):
@@ -49,12 +49,8 @@ def decide_opening(
     if not positions:
         return OpeningDecision(Opening.POSITION, "no ball positions before the first shot were seen")
     cue = positions.get("C")
-    try:
-        rack_mod = importlib.import_module("rules.rack")
-        racked = bool(rack_mod.rack_looks_like(table, positions, tol_mm, min_balls=12))
-        why = "pyramid racked on the rear spot (rules.rack)"
-    except (ModuleNotFoundError, AttributeError):
-        racked = False
+    racked = rack_looks_like(table, positions, tol_mm, min_balls=12)
+    why = "pyramid racked on the rear spot (rules.rack)"
     if not racked:
         # rules.rack wants an exact (possibly incomplete) pyramid; a full rack where vision missed a ball or
         # two in the tight triangle is still a rack to the eye.

@@ -25,7 +25,6 @@ from service.pipeline import checkpoint as ck
 from service.pipeline import identity
 from service.pipeline.components import (
     CalibrationView,
-    ComponentMissing,
     EventDetectorLike,
     Perception,
     auto_calibrate,
@@ -186,10 +185,6 @@ class _Run:
             return []
         try:
             self.fold = self.judge(self.log(), self.game)
-        except ComponentMissing as exc:
-            self.judge_error = str(exc)
-            self.note(f"no verdicts: {exc}")
-            return []
         except ValueError as exc:  # the engine refuses the log: keep the events, say why there are no verdicts
             self.judge_error = f"the rules engine refused the log: {exc}"
             self.note(f"no more verdicts: {self.judge_error}")
