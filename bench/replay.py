@@ -1,0 +1,117 @@
+"""Record the tracker's output once per case, then re-run only the event layer and the rules on it.
+
+    python -m bench.replay record [--cases sample_videos] [--only NAME ...]   # real pipeline, states saved
+    python -m bench.replay verdicts [--cases sample_videos] [--only NAME ...] # events + rules on saved states
+
+For iterating on `vision.events`: `verdicts` takes seconds where the full verdict benchmark takes minutes.
+The recorded states include the identity news the pipeline fed back to vision during the recording run
+(shot starts, spotted balls), so a replay after an event-layer change is an approximation of the real
+pipeline: figures to report come from `pyramid-monitor bench verdicts`, not from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.types import BallStates
+
+ROOT = Path("out/replay")
+
+
+class _Recording:
+    """A perception stage that keeps every BallStates it hands on; identity news passes through."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.states: list[BallStates] = []
+
+    def update(self, image: np.ndarray, frame: int, t: float) -> BallStates:
+        s: BallStates = self.inner.update(image, frame, t)
+        self.states.append(s)
+        return s
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def _case_meta(case: Path) -> tuple[Any, list[Any], list[dict[str, Any]], str, float]:
+    from calibration.table import Table, TableSpec
+    from service.pipeline.compare import truth_inputs
+
+    truth, inputs = truth_inputs(case)
+    meta = json.loads((case / "truth.json").read_text())
+    table = Table(TableSpec(**meta["table"]))
+    game = next((str(d["game"]) for d in inputs if d.get("type") == "match" and d.get("game")), "russian71")
+    return table, truth, inputs, game, float(meta["fps"])
+
+
+def record(case: Path) -> Path:
+    from service.pipeline.run import AnalyzeConfig, Stages, analyze, default_stages
+
+    table, _, inputs, game, _ = _case_meta(case)
+    rec: list[_Recording] = []
+
+    def factory(cfg: AnalyzeConfig, tbl: Any, image: np.ndarray, fps: float) -> Stages:
+        st = default_stages(cfg, tbl, image, fps)
+        r = _Recording(st.perception)
+        rec.append(r)
+        return Stages(st.calibration, r, st.detector)
+
+    out = ROOT / case.name
+    analyze(AnalyzeConfig(video=case / "video.mp4", out=out / "analyze", table=table.spec.name, game=game,
+                          inputs=inputs, annotate=False), stage_factory=factory)
+    path = out / "states.pkl"
+    with path.open("wb") as f:
+        pickle.dump(rec[0].states if rec else [], f)
+    return path
+
+
+def replay(case: Path) -> dict[str, Any]:
+    from service.pipeline.compare import compare_verdicts, match_events
+    from service.pipeline.components import make_event_detector
+
+    table, truth, inputs, game, fps = _case_meta(case)
+    with (ROOT / case.name / "states.pkl").open("rb") as f:
+        states: list[BallStates] = pickle.load(f)
+    det = make_event_detector(table, fps)
+    found = [e for s in states for e in det.update(s)] + det.flush()
+    n, agree, diffs = compare_verdicts(inputs, truth, found, game, table)
+    return {"case": case.name, "shots": n, "agree": agree, "diffs": diffs, "events": match_events(truth, found)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from synthetic.truth import find_cases
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("what", choices=("record", "verdicts"))
+    p.add_argument("--cases", type=Path, default=Path("sample_videos"))
+    p.add_argument("--only", nargs="*", default=None, help="case folder names")
+    a = p.parse_args(argv)
+    cases = [c for c in find_cases(a.cases) if not a.only or c.name in a.only]
+    shots = agree = 0
+    for case in cases:
+        if a.what == "record":
+            print(f"recorded {record(case)}", flush=True)
+            continue
+        if not (ROOT / case.name / "states.pkl").exists():
+            print(f"{case.name}: no recording (run `python -m bench.replay record --only {case.name}`)")
+            continue
+        r = replay(case)
+        shots += r["shots"]
+        agree += r["agree"]
+        print(f"{r['case']:34s} shots {r['shots']:3d} agree {r['agree']:3d}", flush=True)
+        for d in r["diffs"]:
+            print(f"    {d}")
+    if a.what == "verdicts":
+        print(f"--- replayed verdict agreement: {agree}/{shots} = {agree / max(shots, 1):.1%} ---")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
