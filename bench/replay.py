@@ -81,8 +81,9 @@ def replay(case: Path) -> dict[str, Any]:
         states: list[BallStates] = pickle.load(f)
     det = make_event_detector(table, fps)
     found = [e for s in states for e in det.update(s)] + det.flush()
-    n, agree, diffs = compare_verdicts(inputs, truth, found, game, table)
-    return {"case": case.name, "shots": n, "agree": agree, "diffs": diffs, "events": match_events(truth, found)}
+    va = compare_verdicts(inputs, truth, found, game, table)
+    return {"case": case.name, "shots": va.shots, "agree": va.agree, "carried": va.agree_carried, "diffs": va.diffs,
+            "events": match_events(truth, found)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="*", default=None, help="case folder names")
     a = p.parse_args(argv)
     cases = [c for c in find_cases(a.cases) if not a.only or c.name in a.only]
-    shots = agree = 0
+    shots = agree = carried = 0
     for case in cases:
         if a.what == "record":
             print(f"recorded {record(case)}", flush=True)
@@ -105,11 +106,13 @@ def main(argv: list[str] | None = None) -> int:
         r = replay(case)
         shots += r["shots"]
         agree += r["agree"]
-        print(f"{r['case']:34s} shots {r['shots']:3d} agree {r['agree']:3d}", flush=True)
+        carried += r["carried"]
+        print(f"{r['case']:34s} shots {r['shots']:3d} agree {r['agree']:3d} carried {r['carried']:3d}", flush=True)
         for d in r["diffs"]:
             print(f"    {d}")
     if a.what == "verdicts":
-        print(f"--- replayed verdict agreement: {agree}/{shots} = {agree / max(shots, 1):.1%} ---")
+        print(f"--- replayed verdict agreement: {agree}/{shots} = {agree / max(shots, 1):.1%}; errors carried: "
+              f"{carried}/{shots} = {carried / max(shots, 1):.1%} ---")
     return 0
 
 

@@ -67,6 +67,7 @@ class Comparison:
     events: dict[str, Counter[str]]
     shots_truth: int = 0
     shots_agree: int = 0
+    shots_agree_carried: int = 0
     disagreements: list[str] = field(default_factory=list)
     judge_error: str | None = None
 
@@ -88,7 +89,9 @@ class Comparison:
         if self.judge_error:
             lines.append(f"  verdicts: not compared ({self.judge_error})")
         elif self.agreement is not None:
-            lines.append(f"  verdicts: {self.shots_agree}/{self.shots_truth} shots agree ({self.agreement:.0%})")
+            lines.append(f"  verdicts: {self.shots_agree}/{self.shots_truth} shots agree ({self.agreement:.0%}), "
+                         f"each shot after the truth's earlier shots; {self.shots_agree_carried}/{self.shots_truth} "
+                         "with the pipeline's own earlier shots")
             lines += [f"    {d}" for d in self.disagreements[:10]]
         return "\n".join(lines)
 
@@ -104,22 +107,72 @@ def judge_events(inputs: list[dict[str, Any]], events: Sequence[Event], game: st
     return judging.fold(judging.merge_log([*head, *inputs], [e.to_dict() for e in events]), game).verdicts
 
 
+@dataclass
+class VerdictAgreement:
+    """Truth shots, and how many the pipeline judged the same, two ways.
+
+    `agree`: each truth shot judged from the truth's own history (the events of the shots before it), with
+    the pipeline's events for that shot only (from its start to the next truth shot): one shot's error does
+    not carry into the next. `agree_carried`: the pipeline's whole event stream judged as one match, its
+    shots matched to the truth's by start time; an early error (a false foul, an extra shot) changes who
+    plays and the score of every later shot. A shot agrees when the pipeline gives exactly one verdict for
+    it with the same outcome, foul clauses and points.
+    """
+
+    shots: int = 0
+    agree: int = 0
+    agree_carried: int = 0
+    diffs: list[str] = field(default_factory=list)
+
+
+def _shot_starts(events: Sequence[Event]) -> list[float]:
+    return [e.t for e in events if e.type is EventType.SHOT_START]
+
+
+def _describe(v: judging.VerdictView | None) -> str:
+    return f"{v.outcome} {','.join(v.clauses)}" if v is not None else "no verdict"
+
+
 def compare_verdicts(
-    inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str, table: Table
-) -> tuple[int, int, list[str]]:
-    """(shots in truth, shots whose verdicts agree, disagreement lines)."""
+    inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str, table: Table,
+    tol_s: float = TIME_TOL_S,
+) -> VerdictAgreement:
+    """Verdict agreement per truth shot (see VerdictAgreement); shots are matched by start time within tol_s."""
     v_truth = judge_events(inputs, truth, game, table)
     v_found = judge_events(inputs, found, game, table)
-    by_shot = {v.shot: v for v in v_found}
-    agree, diffs = 0, []
+    res = VerdictAgreement(shots=len(v_truth))
     for v in v_truth:
-        f = by_shot.get(v.shot)
-        if f is not None and same_verdict(v, f):
-            agree += 1
+        if v.t is None:
+            continue
+        near = [f for f in v_found if f.t is not None and abs(f.t - v.t) <= tol_s]
+        carried = near[0] if len(near) == 1 else None
+        if carried is not None and same_verdict(v, carried):
+            res.agree_carried += 1
+        alone = _judge_alone(inputs, truth, found, game, table, v, tol_s)
+        if len(alone) == 1 and same_verdict(v, alone[0]):
+            res.agree += 1
         else:
-            got = f"{f.outcome} {','.join(f.clauses)}" if f else "no verdict"
-            diffs.append(f"shot {v.shot}: truth {v.outcome} {','.join(v.clauses)}, pipeline {got}")
-    return len(v_truth), agree, diffs
+            extra = f" (+{len(alone) - 1} more shots in its time)" if len(alone) > 1 else ""
+            res.diffs.append(f"shot {v.shot} at {v.t:.2f} s: truth {_describe(v)}, pipeline "
+                             f"{_describe(alone[0] if alone else None)}{extra}")
+    return res
+
+
+def _judge_alone(inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str,
+                 table: Table, v: judging.VerdictView, tol_s: float) -> list[judging.VerdictView]:
+    """The pipeline's verdicts for the time of truth shot v, judged after the truth's own earlier shots."""
+    assert v.t is not None
+    start = v.t - tol_s
+    later = [t for t in _shot_starts(truth) if t > v.t + tol_s]
+    stop = (later[0] - tol_s) if later else float("inf")
+    before = [e for e in truth if e.t < start]
+    mine = [e for e in found if start <= e.t < stop]
+    known = [d for d in inputs if d.get("t") is None or float(d["t"]) < v.t]
+    try:
+        verdicts = judge_events(known, [*before, *mine], game, table)
+    except ValueError:  # the engine refuses the spliced log: the pipeline's shot cannot be judged as truth's
+        return []
+    return [f for f in verdicts if f.shot >= v.shot]
 
 
 def truth_inputs(case: Path) -> tuple[list[Event], list[dict[str, Any]]]:

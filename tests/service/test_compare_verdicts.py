@@ -1,0 +1,64 @@
+"""Verdict agreement against ground truth: one error counts once, shots matched by time, extra shots seen."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from calibration.table import Table, TableSpec
+from rules.events import Event, EventType
+from service.pipeline.compare import compare_verdicts, truth_inputs
+
+CASE = Path(__file__).resolve().parents[2] / "sample_videos" / "frame_free"
+
+
+@pytest.fixture(scope="module")
+def frame() -> tuple[list[Event], list[dict], Table]:
+    truth, inputs = truth_inputs(CASE)
+    table = Table(TableSpec(**json.loads((CASE / "truth.json").read_text())["table"]))
+    return truth, inputs, table
+
+
+def _starts(events: list[Event]) -> list[float]:
+    return [e.t for e in events if e.type is EventType.SHOT_START]
+
+
+def test_the_truth_agrees_with_itself_on_every_shot(frame: tuple[list[Event], list[dict], Table]) -> None:
+    truth, inputs, table = frame
+    res = compare_verdicts(inputs, truth, truth, "free", table)
+    assert res.shots == len(_starts(truth)) > 10
+    assert res.agree == res.agree_carried == res.shots
+    assert res.diffs == []
+
+
+def test_a_missed_contact_costs_its_own_shot_only(frame: tuple[list[Event], list[dict], Table]) -> None:
+    truth, inputs, table = frame
+    s2, s3 = _starts(truth)[1:3]
+    found = [e for e in truth if not (e.type is EventType.BALL_CONTACT and s2 <= e.t < s3)]
+    res = compare_verdicts(inputs, truth, found, "free", table)
+    assert res.agree == res.shots - 1  # judged after the truth's own first shot, every later shot agrees
+    assert res.agree_carried <= res.agree
+    assert len(res.diffs) == 1 and res.diffs[0].startswith("shot 2 ")
+
+
+def test_an_extra_shot_start_inside_a_shot_is_a_disagreement(frame: tuple[list[Event], list[dict], Table]) -> None:
+    truth, inputs, table = frame
+    s3, s4 = _starts(truth)[2:4]
+    start = next(e for e in truth if e.type is EventType.SHOT_START and e.t == s3)
+    extra = Event.from_dict({**start.to_dict(), "t": (s3 + s4) / 2 - 0.5, "frame": start.frame + 30})
+    found = sorted([*truth, extra], key=lambda e: e.t)
+    res = compare_verdicts(inputs, truth, found, "free", table)
+    assert res.agree <= res.shots - 1
+    assert any(d.startswith("shot 3 ") for d in res.diffs)
+
+
+def test_shots_are_matched_by_time_not_by_index(frame: tuple[list[Event], list[dict], Table]) -> None:
+    truth, inputs, table = frame
+    s1, s2 = _starts(truth)[:2]
+    first = [e for e in truth if e.t < s2]
+    spurious = Event.from_dict({"type": "ball_disturbed", "t": s1 - 1.0, "frame": 1, "ball": "5", "confidence": 0.9})
+    res = compare_verdicts(inputs, truth, [spurious, *first], "free", table)
+    assert res.shots == len(_starts(truth))
+    assert res.agree <= 1 and res.agree_carried <= 1  # later shots have no pipeline events at all
