@@ -187,7 +187,9 @@ def compare_with_truth(case: Path, out: Path, game: str, table: Table | None = N
         found = list(read_jsonl(f))
     comp = Comparison(match_events(truth, found))
     try:
-        comp.shots_truth, comp.shots_agree, comp.disagreements = compare_verdicts(inputs, truth, found, game, table)
+        va = compare_verdicts(inputs, truth, found, game, table)
+        comp.shots_truth, comp.shots_agree, comp.disagreements = va.shots, va.agree, va.diffs
+        comp.shots_agree_carried = va.agree_carried
     except ValueError as exc:  # the engine refuses a log: say so beside the event comparison
         comp.judge_error = str(exc)
     return comp
