@@ -28,9 +28,18 @@ def create_app(settings: Settings | None = None, stage_factory: StageFactory = d
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         conn = db.connect(settings.database)
-        db.fail_unfinished_analyses(conn)
+        if settings.resume_analyses:
+            pending = db.unfinished_analyses(conn)
+            for a in pending:
+                db.update_analysis(conn, analysis_id=a.id, status=db.AnalysisStatus.QUEUED,
+                                   message="interrupted by a service restart; resuming from its last checkpoint")
+        else:
+            pending = []
+            db.fail_unfinished_analyses(conn)
         conn.close()
         app.state.jobs = JobRunner(settings, app.state.hub, stage_factory)
+        for a in pending:
+            app.state.jobs.submit(a.id)
         yield
         app.state.jobs.shutdown()
 

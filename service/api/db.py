@@ -54,6 +54,12 @@ CREATE TABLE IF NOT EXISTS analyses (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS analysis_log (
+    analysis_id INTEGER NOT NULL REFERENCES analyses(id),
+    match_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (analysis_id, seq)
+);
 """
 
 
@@ -161,9 +167,11 @@ class LogRow:
 
 
 def append_log(
-    conn: sqlite3.Connection, *, match_id: int, entries: list[tuple[LogKind, dict[str, Any]]]
+    conn: sqlite3.Connection, *, match_id: int, entries: list[tuple[LogKind, dict[str, Any]]],
+    analysis_id: int | None = None,
 ) -> list[LogRow]:
-    """Append entries atomically with consecutive sequence numbers."""
+    """Append entries atomically with consecutive sequence numbers. With `analysis_id`, the same
+    transaction records that this analysis wrote them (a resumed analysis must not write them twice)."""
     now = _now()
     out = []
     with transaction(conn):
@@ -174,8 +182,20 @@ def append_log(
                 "INSERT INTO log (match_id, seq, kind, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (match_id, seq, str(kind), str(data.get("type", "")), json.dumps(data), now),
             )
+            if analysis_id is not None:
+                conn.execute("INSERT INTO analysis_log (analysis_id, match_id, seq) VALUES (?, ?, ?)",
+                             (analysis_id, match_id, seq))
             out.append(LogRow(seq, kind, str(data.get("type", "")), data, now))
     return out
+
+
+def read_analysis_log(conn: sqlite3.Connection, *, analysis_id: int) -> list[LogRow]:
+    """The log lines an analysis appended, in order."""
+    rows = conn.execute(
+        "SELECT l.seq, l.kind, l.type, l.payload, l.created_at FROM analysis_log a JOIN log l "
+        "ON l.match_id = a.match_id AND l.seq = a.seq WHERE a.analysis_id = ? ORDER BY l.seq", (analysis_id,),
+    ).fetchall()
+    return [LogRow(r["seq"], LogKind(r["kind"]), r["type"], json.loads(r["payload"]), r["created_at"]) for r in rows]
 
 
 def read_log(
@@ -267,10 +287,18 @@ def list_analyses(conn: sqlite3.Connection, *, limit: int = 100) -> list[Analysi
     return [_analysis(r) for r in conn.execute("SELECT * FROM analyses ORDER BY id DESC LIMIT ?", (limit,))]
 
 
+def unfinished_analyses(conn: sqlite3.Connection) -> list[AnalysisRow]:
+    """Analyses a previous process left queued or running, oldest first."""
+    rows = conn.execute("SELECT * FROM analyses WHERE status IN (?, ?) ORDER BY id",
+                        (str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING))).fetchall()
+    return [_analysis(r) for r in rows]
+
+
 def fail_unfinished_analyses(conn: sqlite3.Connection) -> int:
     """At start-up: analyses left queued/running by a previous process did not finish."""
     cur = conn.execute(
-        "UPDATE analyses SET status = ?, message = 'interrupted by a service restart', updated_at = ? "
+        "UPDATE analyses SET status = ?, message = 'interrupted by a service restart; "
+        "POST /analyses/<id>/resume resumes it from its last checkpoint', updated_at = ? "
         "WHERE status IN (?, ?)",
         (str(AnalysisStatus.FAILED), _now(), str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING)),
     )

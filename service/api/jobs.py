@@ -2,10 +2,17 @@
 
 Each ball event is appended to the log as it comes (and so reaches the live feed at once); the match is
 re-folded at each shot end. The job's status, progress and message live in the `analyses` table.
+
+Every line a job appends is recorded against the job (`analysis_log`), in the same transaction. A job
+interrupted by a restart (or a crash) is resumed from its checkpoint (`service.pipeline.checkpoint`): the
+pipeline re-analyses from the last shot boundary, and the events it makes again that the log already holds
+are not appended a second time; the stored lines are never removed.
 """
 
 from __future__ import annotations
 
+import json
+import threading
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -16,19 +23,34 @@ from rules.events import Event, EventType
 from service.api import db, matchlog
 from service.api.live import LiveHub
 from service.api.settings import Settings
+from service.pipeline import checkpoint as ck
 from service.pipeline.run import AnalyzeConfig, Hooks, StageFactory, analyze, default_stages
+
+# Inputs of the match log that state ball positions: the analysis hands them to vision (identities).
+POSITION_INPUTS = ("state", "identify")
+
+
+class Stopped(Exception):
+    """The service is shutting down: the analysis stops at the next frame and resumes at the next start."""
+
+
+def _canonical(d: dict[str, Any]) -> str:
+    return json.dumps(json.loads(json.dumps(d)), sort_keys=True)
 
 
 class JobRunner:
     def __init__(self, settings: Settings, hub: LiveHub, stage_factory: StageFactory = default_stages) -> None:
         self.settings, self.hub, self.stage_factory = settings, hub, stage_factory
         self._pool = ThreadPoolExecutor(max_workers=max(1, settings.analysis_workers), thread_name_prefix="analysis")
+        self._stop = threading.Event()
         self.futures: dict[int, Future[None]] = {}
 
     def submit(self, analysis_id: int) -> None:
         self.futures[analysis_id] = self._pool.submit(self._run, analysis_id)
 
     def shutdown(self) -> None:
+        """Stop running analyses at their next frame (they stay resumable) and drop queued ones."""
+        self._stop.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _run(self, analysis_id: int) -> None:
@@ -38,8 +60,13 @@ class JobRunner:
             assert job is not None
             match = db.get_match(conn, match_id=job.match_id)
             assert match is not None
-            db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.RUNNING, message="started")
+            db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.RUNNING,
+                               message=job.message or "started")
             self._analyze(conn, job, match)
+        except Stopped:
+            db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.QUEUED,
+                               message="stopped by a service shutdown; it resumes from its checkpoint at the "
+                                       "next start")
         except (ValueError, OSError) as exc:
             db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.FAILED, message=str(exc))
         except Exception as exc:  # a worker must never die silently: record what happened
@@ -50,12 +77,30 @@ class JobRunner:
 
     def _analyze(self, conn: Any, job: db.AnalysisRow, match: db.MatchRow) -> None:
         last = [0.0]
+        out = Path(job.out_dir)
+        own = db.read_analysis_log(conn, analysis_id=job.id)
+        stored = [_canonical(r.data) for r in own if r.kind is db.LogKind.EVENT]
+        header_done = any(r.kind is db.LogKind.INPUT for r in own)
+        prev = ck.load(out)
+        # The run's events are numbered from the checkpoint's count; those already stored are skipped.
+        index = [prev.events_lines if prev is not None and not prev.complete else 0]
+        kept, differ = [0], [0]
+        notes: list[str] = []
 
         def on_event(e: Event) -> None:
+            i = index[0]
+            index[0] += 1
+            if i < len(stored):  # made again after a resume: the log has it already
+                kept[0] += 1
+                if _canonical(matchlog.validate_event(e.to_dict())) != stored[i]:
+                    differ[0] += 1
+                return
             matchlog.append(conn, self.hub, match, [(db.LogKind.EVENT, e.to_dict())],
-                            fold_now=e.type is EventType.SHOT_END)
+                            fold_now=e.type is EventType.SHOT_END, analysis_id=job.id)
 
         def on_progress(done: int, total: int, t: float) -> None:
+            if self._stop.is_set():
+                raise Stopped
             now = time.monotonic()
             if now - last[0] >= 1.0:
                 last[0] = now
@@ -65,18 +110,33 @@ class JobRunner:
                                             "data": {"analysis": job.id, "progress": frac, "t": t}})
 
         def on_header(lines: list[dict[str, Any]]) -> None:
+            if header_done:  # written by the interrupted run
+                return
             # The run's own match header and opening state (break, or the position it saw) open the log.
             for d in lines:
                 if d.get("type") == "match":
                     d["players"] = list(match.players)
-            matchlog.append(conn, self.hub, match, [(db.LogKind.INPUT, d) for d in lines], fold_now=False)
+            matchlog.append(conn, self.hub, match, [(db.LogKind.INPUT, d) for d in lines], fold_now=False,
+                            analysis_id=job.id)
 
-        cfg = AnalyzeConfig(video=Path(job.video), out=Path(job.out_dir), table=match.table_spec, game=match.game)
-        hooks = Hooks(on_event=on_event, on_progress=on_progress, on_header=on_header)
+        # Positions the referee stated in the match log before the run (state / identify lines) name balls.
+        own_seqs = {r.seq for r in own}
+        stated = [r.data for r in db.read_log(conn, match_id=match.id, kind=db.LogKind.INPUT)
+                  if r.data.get("type") in POSITION_INPUTS and r.seq not in own_seqs]
+        cfg = AnalyzeConfig(video=Path(job.video), out=out, table=match.table_spec, game=match.game,
+                            inputs=stated, resume=True, checkpoint_every_s=self.settings.checkpoint_every_s)
+        hooks = Hooks(on_event=on_event, on_progress=on_progress, on_header=on_header, on_note=notes.append)
         result = analyze(cfg, hooks, self.stage_factory)
         matchlog.publish_fold(self.hub, match, matchlog.refold(conn, match), db.last_seq(conn, match_id=match.id))
-        db.set_report(conn, match_id=match.id, report_path=str(Path(job.out_dir) / "report.html"))
+        db.set_report(conn, match_id=match.id, report_path=str(out / "report.html"))
         msg = "; ".join(result.notes[-3:]) or "done"
         if result.read.error:
             msg = f"video read up to an error: {result.read.error}"
+        resumed = [n for n in notes if n.startswith("resuming at frame")]
+        if stored or header_done:
+            said = resumed[0] if resumed else "no checkpoint yet: analysed again from the start"
+            extra = (f"; {differ[0]} of them differed from the re-analysis (the stored ones were kept)"
+                     if differ[0] else "")
+            msg = (f"resumed after an interruption ({said}); {kept[0]} events already in the log were kept, "
+                   f"not written again{extra}; {msg}")
         db.update_analysis(conn, analysis_id=job.id, status=db.AnalysisStatus.DONE, progress=1.0, message=msg)

@@ -83,6 +83,7 @@ def append(
     entries: list[tuple[db.LogKind, dict[str, Any]]],
     *,
     fold_now: bool = True,
+    analysis_id: int | None = None,
 ) -> list[db.LogRow]:
     """Validate, append, re-fold, publish. Raises LogRejected (nothing stored) for a bad line or log."""
     clean: list[tuple[db.LogKind, dict[str, Any]]] = []
@@ -97,7 +98,7 @@ def append(
             judging.fold(trial, match.game)
         except (ValueError, KeyError, TypeError) as exc:
             raise LogRejected(f"the rules engine refuses this input: {exc}") from exc
-    rows = db.append_log(conn, match_id=match.id, entries=clean)
+    rows = db.append_log(conn, match_id=match.id, entries=clean, analysis_id=analysis_id)
     if hub is not None:
         for r in rows:
             hub.publish(match.id, {"kind": str(r.kind), "seq": r.seq, "data": r.data})

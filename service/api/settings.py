@@ -15,6 +15,10 @@ class Settings(BaseSettings):
     max_upload_mb: int = 4096
     analysis_workers: int = 1  # analyses run one at a time by default: the pipeline wants a whole core
     allow_paths: bool = True  # POST /analyses may name a video already on this machine
+    # An analysis interrupted by a restart resumes from its last checkpoint (taken at a shot boundary
+    # after at least this much video); a shorter interval re-does less work after a crash.
+    checkpoint_every_s: float = 30.0
+    resume_analyses: bool = True  # at start-up, resume analyses a previous process left unfinished
 
     @property
     def database(self) -> Path:

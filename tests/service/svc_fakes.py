@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -59,6 +60,20 @@ class ScriptedPerception:
         return st
 
 
+class PausingPerception(ScriptedPerception):
+    """ScriptedPerception that, when $PYRAMID_TEST_PAUSE_AT names a frame, writes $PYRAMID_TEST_PAUSED and
+    waits there forever: a server process stopped mid-analysis at a known frame, for a test to kill.
+    Read from the environment at each frame, so a pickled copy restored after a restart does not pause."""
+
+    def update(self, image: np.ndarray, frame: int, t: float) -> BallStates:
+        at = os.environ.get("PYRAMID_TEST_PAUSE_AT")
+        if at is not None and frame >= int(at):
+            Path(os.environ["PYRAMID_TEST_PAUSED"]).write_text(str(frame))
+            while True:
+                time.sleep(0.05)
+        return super().update(image, frame, t)
+
+
 class ScriptedDetector:
     """A shot every 40 frames: start at 5, contact at 15, end at 30 (by frame number, so it is resumable)."""
 
@@ -80,6 +95,11 @@ class ScriptedDetector:
 def scripted_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
     cam = CameraModel.look_at((0, 0, 3000), (0, 0, 0), (1, 0, 0), 100, *SIZE)
     return Stages(CalibrationView(cam, table, "scripted"), ScriptedPerception(), ScriptedDetector())
+
+
+def pausing_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+    cam = CameraModel.look_at((0, 0, 3000), (0, 0, 0), (1, 0, 0), 100, *SIZE)
+    return Stages(CalibrationView(cam, table, "scripted"), PausingPerception(), ScriptedDetector())
 
 
 def counting_judge(log: list[dict[str, Any]], game: str) -> judging.MatchFold:

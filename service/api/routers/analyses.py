@@ -91,3 +91,21 @@ def read_analysis(session: SessionDep, analysis_id: int) -> AnalysisPublic:
     if a is None:
         raise HTTPException(status_code=404, detail=f"no analysis with id {analysis_id}")
     return to_public(a)
+
+
+@router.post("/{analysis_id}/resume", status_code=202)
+def resume_analysis(session: SessionDep, jobs: JobsDep, analysis_id: int) -> AnalysisPublic:
+    """Run a failed analysis again from its last checkpoint; the events already in the log are kept."""
+    a = db.get_analysis(session, analysis_id=analysis_id)
+    if a is None:
+        raise HTTPException(status_code=404, detail=f"no analysis with id {analysis_id}")
+    if a.status is not db.AnalysisStatus.FAILED:
+        raise HTTPException(status_code=409, detail=f"analysis {analysis_id} is {a.status}: only a failed one resumes")
+    if not Path(a.video).is_file():
+        raise HTTPException(status_code=409, detail=f"the video of analysis {analysis_id} is gone: {a.video}")
+    db.update_analysis(session, analysis_id=a.id, status=db.AnalysisStatus.QUEUED,
+                       message=f"resuming on request from its last checkpoint (it had failed: {a.message[:200]})")
+    jobs.submit(a.id)
+    found = db.get_analysis(session, analysis_id=a.id)
+    assert found is not None
+    return to_public(found)

@@ -1,0 +1,137 @@
+"""A server process killed mid-analysis resumes the analysis at its next start, from the checkpoint.
+
+A real uvicorn process (tests/service/serve_scripted.py: the app with scripted vision stages), httpx, and
+the SQLite file in tmp_path. The first process stops itself at a known frame (after a checkpoint, with
+events stored past it) and is killed with SIGKILL; the second one resumes the job.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from svc_fakes import free_port, write_video
+
+SCRIPT = Path(__file__).with_name("serve_scripted.py")
+N_FRAMES = 200
+PAUSE_AT = 100  # checkpoints at shot ends 30 and 70; shot_start 85 and contact 95 are stored past the last
+
+
+class ServerProcess:
+    def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = data.parent / f"server-{self.port}.log"
+        with self.log.open("w") as log:  # a file, not a pipe: nothing blocks when nobody reads
+            self.proc = subprocess.Popen([sys.executable, str(SCRIPT), str(data), str(self.port)],
+                                         env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError("server did not start")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()  # SIGKILL: no shutdown hook runs, as in a crash or a power cut
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def servers() -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    yield started
+    for s in started:
+        s.kill()
+
+
+def wait_until(pred: Any, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def expected_frames() -> list[tuple[str, int]]:
+    """What ScriptedDetector emits on the whole clip: a shot every 40 frames (start 5, contact 15, end 30)."""
+    kinds = {5: "shot_start", 15: "ball_contact", 30: "shot_end"}
+    return [(kinds[f % 40], f) for f in range(N_FRAMES) if f % 40 in kinds]
+
+
+def test_killed_server_resumes_the_analysis_from_its_checkpoint(tmp_path: Path,
+                                                                servers: list[ServerProcess]) -> None:
+    data, paused = tmp_path / "data", tmp_path / "paused"
+    clip = write_video(tmp_path / "clip.mp4", N_FRAMES)
+    first = ServerProcess(data, {"PYRAMID_TEST_PAUSE_AT": str(PAUSE_AT), "PYRAMID_TEST_PAUSED": str(paused)})
+    servers.append(first)
+    job = httpx.post(f"{first.url}/analyses", json={"video_path": str(clip)}, timeout=10).json()
+    wait_until(paused.exists, "the analysis to reach the pause frame")
+    before = httpx.get(f"{first.url}/matches/{job['match_id']}/events", timeout=10).json()
+    inputs_before = httpx.get(f"{first.url}/matches/{job['match_id']}/inputs", timeout=10).json()
+    first.kill()
+    # killed after the checkpoint at frame 70 with two events of the next shot stored past it
+    assert [(e["type"], e["data"]["frame"]) for e in before] == [k for k in expected_frames() if k[1] < PAUSE_AT]
+    assert (Path(job["video"]).exists() and
+            any((data / "analyses").glob("*/checkpoint.pkl")))
+
+    second = ServerProcess(data)
+    servers.append(second)
+    with httpx.Client(base_url=second.url, timeout=10) as c:
+        def done() -> bool:
+            return bool(c.get(f"/analyses/{job['id']}").json()["status"] not in ("queued", "running"))
+
+        wait_until(done, "the resumed analysis to finish")
+        final = c.get(f"/analyses/{job['id']}").json()
+        assert final["status"] == "done", final
+        assert "resumed after an interruption (resuming at frame 71" in final["message"]
+        assert "2 events already in the log were kept" in final["message"] and "differed" not in final["message"]
+        events = c.get(f"/matches/{job['match_id']}/events").json()
+        # every event once, in order, as an uninterrupted run gives; the stored ones unchanged (same seq)
+        assert [(e["type"], e["data"]["frame"]) for e in events] == expected_frames()
+        assert events[:len(before)] == before
+        assert c.get(f"/matches/{job['match_id']}/inputs").json() == inputs_before  # the header once
+        assert len(c.get(f"/matches/{job['match_id']}/verdicts").json()) == N_FRAMES // 40
+        assert c.get(final["report_url"]).status_code == 200
+
+
+def test_failed_analysis_resumes_on_request(tmp_path: Path, servers: list[ServerProcess]) -> None:
+    """With resuming at start-up turned off, the job is marked failed; POST .../resume runs it on."""
+    data, paused = tmp_path / "data", tmp_path / "paused"
+    clip = write_video(tmp_path / "clip.mp4", N_FRAMES)
+    first = ServerProcess(data, {"PYRAMID_TEST_PAUSE_AT": str(PAUSE_AT), "PYRAMID_TEST_PAUSED": str(paused)})
+    servers.append(first)
+    job = httpx.post(f"{first.url}/analyses", json={"video_path": str(clip)}, timeout=10).json()
+    wait_until(paused.exists, "the analysis to reach the pause frame")
+    first.kill()
+    second = ServerProcess(data, {"PYRAMID_RESUME_ANALYSES": "false"})
+    servers.append(second)
+    with httpx.Client(base_url=second.url, timeout=10) as c:
+        failed = c.get(f"/analyses/{job['id']}").json()
+        assert failed["status"] == "failed" and "/resume" in failed["message"]
+        assert c.post("/analyses/999/resume").status_code == 404
+        r = c.post(f"/analyses/{job['id']}/resume")
+        assert r.status_code == 202, r.text
+        wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] not in ("queued", "running"),
+                   "the resumed analysis to finish")
+        final = c.get(f"/analyses/{job['id']}").json()
+        assert final["status"] == "done" and "resumed after an interruption" in final["message"], final
+        events = c.get(f"/matches/{job['match_id']}/events").json()
+        assert [(e["type"], e["data"]["frame"]) for e in events] == expected_frames()
+        again = c.post(f"/analyses/{job['id']}/resume")
+        assert again.status_code == 409 and "only a failed one" in again.json()["detail"]
