@@ -130,7 +130,10 @@ def _shot_starts(events: Sequence[Event]) -> list[float]:
 
 
 def _describe(v: judging.VerdictView | None) -> str:
-    return f"{v.outcome} {','.join(v.clauses)}" if v is not None else "no verdict"
+    if v is None:
+        return "no verdict"
+    pts = " ".join(f"{k}{n:+d}" for k, n in sorted(v.points.items()) if n)
+    return f"{v.outcome} {','.join(v.clauses)}" + (f" [{pts}]" if pts else "")
 
 
 def compare_verdicts(
