@@ -6,12 +6,13 @@ the engine folds them with the events; nothing here edits an earlier line.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from rules.events import Event, EventType
+from rules.events import BALL_IDS, Event, EventType
 
 
 class InputType(StrEnum):
@@ -28,6 +29,9 @@ class InputType(StrEnum):
     LAG = "lag"  # balls: {ball: player}; the ball events up to the next shot_end are the lag (1.7)
     WARNING = "warning"  # about: penalty_draw (001: three penalty strokes each after a warning)
     INTERFERENCE = "interference"  # 1.27: balls moved by an outsider; restored: false = re-rack, lag, break
+    # balls: {id: [x, y]}: where some balls are (e.g. re-spotted by hand), the others left alone. For vision's
+    # identities only: it changes nothing the engine judges, so parse_log leaves it out of the fold.
+    IDENTIFY = "identify"
 
 
 class Option(StrEnum):
@@ -53,7 +57,24 @@ _NEED: dict[InputType, tuple[str, ...]] = {
     InputType.CLOCK: ("action",),
     InputType.LAG: ("balls",),
     InputType.WARNING: ("about",),
+    InputType.IDENTIFY: ("balls",),
 }
+
+
+def _check_identify(d: Mapping[str, Any], line: int) -> None:
+    """`balls` must be a non-empty {id: [x, y]} of known ids and finite millimetres."""
+    balls = d["balls"]
+    if not isinstance(balls, Mapping) or not balls:
+        raise ValueError(f"line {line}: identify needs balls as a non-empty {{id: [x, y]}} (table mm), got {balls!r}")
+    for b, xy in balls.items():
+        if str(b) not in BALL_IDS:
+            raise ValueError(f"line {line}: identify: unknown ball id {b!r} (ids are {', '.join(BALL_IDS)})")
+        try:
+            x, y = (float(v) for v in xy)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"line {line}: identify: ball {b!r} needs [x, y] in mm, got {xy!r}") from exc
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"line {line}: identify: ball {b!r} needs finite [x, y] in mm, got {xy!r}")
 
 
 @dataclass(frozen=True)
@@ -92,6 +113,8 @@ class RefereeInput:
             except ValueError as exc:
                 opts = ", ".join(o.value for o in Option)
                 raise ValueError(f"line {line}: unknown choose option {d['option']!r}; one of {opts}") from exc
+        if itype is InputType.IDENTIFY:
+            _check_identify(d, line)
         if itype is InputType.MATCH and len(d["players"]) != 2:
             raise ValueError(f"line {line}: match needs exactly two players, got {d['players']!r}")
         t = d.get("t")
@@ -122,8 +145,12 @@ def parse_item(d: Mapping[str, Any], line: int = 0) -> LogItem:
 
 
 def parse_log(rows: Iterable[Mapping[str, Any]]) -> Iterator[LogItem]:
-    """Log items from parsed JSON objects (the CLI reads and decodes the file)."""
+    """Log items from parsed JSON objects (the CLI reads and decodes the file). `identify` lines are checked
+    and left out: they tell vision where balls are and change nothing the engine judges."""
     for n, d in enumerate(rows, 1):
         if not isinstance(d, Mapping):
             raise ValueError(f"line {n}: expected a JSON object, got {type(d).__name__}")
-        yield parse_item(d, n)
+        item = parse_item(d, n)
+        if isinstance(item, RefereeInput) and item.type is InputType.IDENTIFY:
+            continue
+        yield item

@@ -56,16 +56,20 @@ class Statements:
 
 
 def statements(state: Mapping[str, Any] | None, inputs: Sequence[Mapping[str, Any]]) -> Statements:
-    """Stated positions from `--state` (its `balls`, at the start) and from `state` lines of the inputs
-    (at their `t`; none or <= START_S: the start). `--state` wins over a state line at the start."""
+    """Stated positions from `--state` (its `balls`, at the start), from `state` lines of the inputs (at
+    their `t`; none or <= START_S: the start) and from `identify` lines (some balls; at their `t`, at the
+    earliest START_S, once the tracker holds the balls). `--state` wins over a state line at the start."""
     st = Statements()
     for n, d in enumerate(inputs, 1):
-        if d.get("type") != "state":
+        if d.get("type") not in ("state", "identify"):
             continue
-        pos = positions_of(d.get("balls"), f"referee input {n} (state)")
+        pos = positions_of(d.get("balls"), f"referee input {n} ({d.get('type')})")
         if pos is None:
             continue
         t = d.get("t")
+        if d.get("type") == "identify":  # some balls only: relabels the tracks there, never the first map
+            st.timed.append((max(float(t or 0.0), START_S), pos))
+            continue
         if t is None or float(t) <= START_S:
             if st.initial is None:
                 st.initial, st.source = pos, f"the state line of the referee inputs (line {n})"

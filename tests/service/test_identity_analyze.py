@@ -97,6 +97,30 @@ def test_log_state_line_is_the_start_and_a_later_one_a_statement(clip: Path, tmp
     assert 2.0 - 1.5 / 30 <= stated[0][2] < 2.0
 
 
+def test_identify_line_states_some_balls_at_its_time(clip: Path, tmp_path: Path) -> None:
+    """`identify` (some balls, e.g. re-spotted by hand) goes to vision at its time and is never the opening
+    position map; one without t is applied once the tracker holds the balls (START_S); the verdicts do not
+    change (the engine judges nothing from it)."""
+    made: list[tuple[AnalyzeConfig, RecordingPerception]] = []
+    inputs: list[dict[str, Any]] = [{"type": "identify", "balls": {"1": [500.0, 0.0]}},
+                                     {"type": "identify", "t": 2.5, "balls": {"1": [700.0, 100.0]}}]
+    res = analyze(AnalyzeConfig(clip, tmp_path / "out", inputs=inputs, annotate=False), None,
+                  _recording_stages(made), spotting_judge)
+    cfg, perception = made[0]
+    assert cfg.positions is None and json.loads((tmp_path / "out" / "summary.json").read_text())["identity"] == \
+        "unknown"
+    stated = [c for c in perception.calls if c[0] == "set_positions"]
+    assert [c[1] for c in stated] == [{"1": (500.0, 0.0)}, {"1": (700.0, 100.0)}]
+    assert identity.START_S - 1.5 / 30 <= stated[0][2] < identity.START_S
+    assert 2.5 - 1.5 / 30 <= stated[1][2] < 2.5
+    plain = analyze(AnalyzeConfig(clip, tmp_path / "plain", annotate=False), None, _recording_stages([]),
+                    judging.fold)
+    with_identify = analyze(AnalyzeConfig(clip, tmp_path / "with", inputs=inputs, annotate=False), None,
+                            _recording_stages([]), judging.fold)
+    assert plain.verdicts and [v.to_dict() for v in with_identify.verdicts] == [v.to_dict() for v in plain.verdicts]
+    assert res.verdicts
+
+
 def test_unknown_identities_are_said(clip: Path, tmp_path: Path) -> None:
     made: list[tuple[AnalyzeConfig, RecordingPerception]] = []
     res = analyze(AnalyzeConfig(clip, tmp_path / "out", annotate=False), None, _recording_stages(made),
@@ -110,6 +134,8 @@ def test_unknown_identities_are_said(clip: Path, tmp_path: Path) -> None:
 def test_bad_stated_balls_are_named(balls: Any, msg: str) -> None:
     with pytest.raises(ValueError, match=msg):
         identity.statements({"balls": balls}, [])
+    with pytest.raises(ValueError, match=r"referee input 1 \(identify\)"):
+        identity.statements(None, [{"type": "identify", "t": 3.0, "balls": balls}])
 
 
 # --- the real pipeline on a rendered clip -----------------------------------------------------------------
