@@ -127,11 +127,13 @@ class JobRunner:
                             inputs=stated, resume=True, checkpoint_every_s=self.settings.checkpoint_every_s)
         hooks = Hooks(on_event=on_event, on_progress=on_progress, on_header=on_header, on_note=notes.append)
         result = analyze(cfg, hooks, self.stage_factory)
+        if result.read.error and result.frames == 0 and result.events == 0:
+            raise ValueError(f"no frame of the video could be decoded: {result.read.error}")
         matchlog.publish_fold(self.hub, match, matchlog.refold(conn, match), db.last_seq(conn, match_id=match.id))
         db.set_report(conn, match_id=match.id, report_path=str(out / "report.html"))
         msg = "; ".join(result.notes[-3:]) or "done"
         if result.read.error:
-            msg = f"video read up to an error: {result.read.error}"
+            msg = f"partly analysed: the video could be read only up to an error ({result.read.error})"
         resumed = [n for n in notes if n.startswith("resuming at frame")]
         if stored or header_done:
             said = resumed[0] if resumed else "no checkpoint yet: analysed again from the start"

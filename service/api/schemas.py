@@ -90,6 +90,18 @@ class AnalysisBase(BaseModel):
     table: str = "pyramid-12ft"
     match_id: int | None = None
 
+    @field_validator("table")
+    @classmethod
+    def _known_table(cls, v: str) -> str:
+        if v not in list_specs():
+            raise ValueError(f"unknown table {v!r}; one of {', '.join(list_specs())}")
+        return v
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, v: str | None) -> str | None:
+        return None if v is None else judging.canonical_game(v)
+
 
 class AnalysisCreate(AnalysisBase):
     """Analyse a video already on the service's machine (see upload for sending one)."""

@@ -125,7 +125,7 @@ def free_port() -> int:
 class LiveServer:
     """uvicorn serving the app in a thread on 127.0.0.1:<free port>, against a SQLite file in tmp_path."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, stage_factory: Any = None) -> None:
         import uvicorn
 
         from service.api.app import create_app
@@ -135,7 +135,7 @@ class LiveServer:
         self.settings = Settings(data_dir=data_dir)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.app = app = create_app(self.settings, stage_factory=scripted_stages)
+        self.app = app = create_app(self.settings, stage_factory=stage_factory or scripted_stages)
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
                                                     timeout_graceful_shutdown=1))
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -9,13 +9,15 @@ from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, HTTPException, UploadFile
+from fastapi.encoders import jsonable_encoder
+from pydantic import ValidationError
 
 from service import judging
 from service.api import db
 from service.api.deps import JobsDep, SessionDep, SettingsDep
-from service.api.schemas import AnalysisCreate, AnalysisPublic
+from service.api.schemas import AnalysisBase, AnalysisCreate, AnalysisPublic
 from service.api.settings import Settings
-from service.pipeline.video import probe
+from service.pipeline.video import ReadStatus, probe, read_frames
 
 router = APIRouter(prefix="/analyses", tags=["analyses"])
 
@@ -29,20 +31,38 @@ def to_public(a: db.AnalysisRow, report: bool = False) -> AnalysisPublic:
     )
 
 
-def _start(session: db.sqlite3.Connection, jobs: JobsDep, settings: Settings, video: Path, game: str | None,
-           table: str, match_id: int | None) -> AnalysisPublic:
+def check_video(video: Path) -> None:
+    """Refuse (400, saying why) what cannot be analysed: not a video, no decodable frame, a single picture."""
     try:
         probe(video)
     except ValueError as exc:
         raise HTTPException(status_code=400, detail=f"not a readable video: {exc}") from exc
+    status = ReadStatus()
+    frames = read_frames(video, status)
+    got = sum(1 for _, _ in zip(range(2), frames, strict=False))
+    frames.close()  # type: ignore[attr-defined]
+    if got == 0:
+        raise HTTPException(status_code=400, detail=f"not a readable video: {video.name}: no frame can be decoded"
+                                                    f" ({status.error or 'the stream is empty'})")
+    if got == 1 and status.error is None:
+        raise HTTPException(status_code=400, detail=f"not a video: {video.name} holds a single picture")
+
+
+def _match_for(session: db.sqlite3.Connection, match_id: int | None) -> db.MatchRow | None:
     if match_id is None:
+        return None
+    found = db.get_match(session, match_id=match_id)
+    if found is None:
+        raise HTTPException(status_code=404, detail=f"no match with id {match_id}")
+    return found
+
+
+def _start(session: db.sqlite3.Connection, jobs: JobsDep, settings: Settings, video: Path, game: str | None,
+           table: str, match: db.MatchRow | None) -> AnalysisPublic:
+    check_video(video)
+    if match is None:
         match = db.create_match(session, name=video.name, game=game or judging.DEFAULT_GAME, table_spec=table,
                                 players=["A", "B"])
-    else:
-        found = db.get_match(session, match_id=match_id)
-        if found is None:
-            raise HTTPException(status_code=404, detail=f"no match with id {match_id}")
-        match = found
     out = settings.data_dir / "analyses" / f"{match.id}-{uuid.uuid4().hex[:8]}"
     row = db.create_analysis(session, match_id=match.id, video=str(video), out_dir=str(out))
     jobs.submit(row.id)
@@ -55,8 +75,9 @@ def start_analysis(session: SessionDep, jobs: JobsDep, settings: SettingsDep, bo
         raise HTTPException(status_code=403, detail="this service only analyses uploaded videos")
     video = Path(body.video_path)
     if not video.is_file():
-        raise HTTPException(status_code=400, detail=f"no such video file on the server: {body.video_path}")
-    return _start(session, jobs, settings, video, body.game, body.table, body.match_id)
+        what = "a folder, not a video file" if video.is_dir() else "no such video file on the server"
+        raise HTTPException(status_code=400, detail=f"{what}: {body.video_path}")
+    return _start(session, jobs, settings, video, body.game, body.table, _match_for(session, body.match_id))
 
 
 @router.post("/upload", status_code=202)
@@ -65,6 +86,11 @@ def upload_analysis(
     game: Annotated[str | None, Form()] = None, table: Annotated[str, Form()] = "pyramid-12ft",
     match_id: Annotated[int | None, Form()] = None,
 ) -> AnalysisPublic:
+    try:  # the form fields as the JSON body would check them, before anything is stored
+        fields = AnalysisBase(game=game, table=table, match_id=match_id)
+    except ValidationError as exc:
+        raise HTTPException(status_code=422, detail=jsonable_encoder(exc.errors(include_url=False))) from exc
+    match = _match_for(session, fields.match_id)
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(file.filename or "video.mp4").name)[-80:]
     dest = settings.data_dir / "uploads" / f"{uuid.uuid4().hex[:12]}-{safe}"
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -77,7 +103,11 @@ def upload_analysis(
     if dest.stat().st_size == 0:
         dest.unlink()
         raise HTTPException(status_code=400, detail="empty upload")
-    return _start(session, jobs, settings, dest, game, table, match_id)
+    try:
+        return _start(session, jobs, settings, dest, fields.game, fields.table, match)
+    except HTTPException:
+        dest.unlink()  # a refused upload is not kept
+        raise
 
 
 @router.get("")
