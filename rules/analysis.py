@@ -119,16 +119,23 @@ def _push(start: Event, touching_hit: bool) -> PushCheck | None:
         return None
     angle = start.extra.get("stroke_angle_deg")
     follow = start.extra.get("cue_follow")
+    geo = start.extra.get("push_geometry")
+    # vision's measurement within its tolerance of a limit (45 deg, the forward travel): decided, but marked
+    doubt = str(geo.get("why") or "measured near its limit") if isinstance(geo, dict) and geo.get("review") else ""
     if angle is not None and float(angle) >= 45.0:
-        return PushCheck(False, False, f"touching ball played at {float(angle):.0f} deg to the line of centres "
-                         "(1.19.2(1)): not a push")
-    if follow is False:
-        return PushCheck(False, False, "the cue ball did not follow the touching ball (1.19.2(2)): not a push")
-    if angle is not None and follow is True:
-        return PushCheck(True, False, f"touching ball played at {float(angle):.0f} deg (< 45) and the cue ball "
-                         "followed it (1.19)")
-    return PushCheck(False, True, "the cue ball played a touching ball; stroke angle or follow not reported "
-                     "(1.19.2): for the referee")
+        check = PushCheck(False, False, f"touching ball played at {float(angle):.0f} deg to the line of centres "
+                          "(1.19.2(1)): not a push")
+    elif follow is False:
+        check = PushCheck(False, False, "the cue ball did not follow the touching ball (1.19.2(2)): not a push")
+    elif angle is not None and follow is True:
+        check = PushCheck(True, False, f"touching ball played at {float(angle):.0f} deg (< 45) and the cue ball "
+                          "followed it (1.19)")
+    else:
+        return PushCheck(False, True, "the cue ball played a touching ball; stroke angle or follow not reported "
+                         "(1.19.2): for the referee")
+    if doubt:
+        return PushCheck(check.foul, True, f"{check.text}; for the referee: {doubt} (1.19.2)")
+    return check
 
 
 def analyse_shot(
@@ -189,6 +196,8 @@ def analyse_shot(
         ignored_contacts=[events[i] for i in sorted(ignored)],
     )
     facts.moved = moved
+    if start.extra.get("striker_review"):  # vision could not tell which of two touching balls the cue struck
+        facts.review_notes.append(f"struck ball {struck}? {start.extra['striker_review']} (1.4.1, 1.19.2)")
     _pots_and_jumps(facts, events, rec.post_events, end, moved, table)
     facts.disturbed = [e for e in events if e.type is EventType.BALL_DISTURBED]
     facts.disturbed_before = [e for e in rec.before_events if e.type is EventType.BALL_DISTURBED]

@@ -24,8 +24,9 @@ from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
+from vision.events.pushes import PushLogic
 from vision.events.settings import EventSettings, frames
-from vision.events.shots import choose_striker, push_geometry, rest_layout, start_record
+from vision.events.shots import choose_striker, rest_layout
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
@@ -37,7 +38,7 @@ class ShotPhase(StrEnum):
     RUNNING = "running"
 
 
-class EventDetector(OutputLogic, ClusterLogic):
+class EventDetector(OutputLogic, ClusterLogic, PushLogic):
     """Incremental event detector: call `update` with every frame's BallStates, then `flush` at the end."""
 
     def __init__(
@@ -402,9 +403,10 @@ class EventDetector(OutputLogic, ClusterLogic):
         if running:
             extra["early"] = True
         idc = float(self.hist.id_conf[o.n_first % self.hist.size, b])
+        t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
         ev = Event(
             EventType.SHOT_START,
-            o.t,
+            t0,
             0,
             round(0.95 * idc, 4),
             ball=self.ids[b],
@@ -414,40 +416,17 @@ class EventDetector(OutputLogic, ClusterLogic):
             extra=extra,
         )
         if self.phase is ShotPhase.IDLE:
-            self.shot_t0, self.shot_anchors, self.first_hit_t = o.t, dict(anchors), np.inf
+            self.shot_t0, self.shot_anchors, self.first_hit_t = t0, dict(anchors), np.inf
             self.lines.crossed_axis.clear()
         self.phase = ShotPhase.RUNNING
-        self.last_stop = o.t
+        self.last_stop = t0
         near = [(self.table.ball_gap(o.anchor, p), x) for x, p in anchors.items() if x != b]
         near = [(gap, x) for gap, x in near if gap <= s.push_gap_mm]
         if not near:
             self._emit(ev)
             return
         gap, obj = min(near)
-        self.pushes.append((ev, o, {"object": obj, "gap": gap, "anchor": anchors[obj]}, o.t + s.push_window_s))
-
-    def _finish_pushes(self, final: bool) -> None:
-        keep = []
-        for ev, o, info, due in self.pushes:
-            if not final and self.now < due:
-                keep.append((ev, o, info, due))
-                continue
-            obj = int(info["object"])
-            moved = self.motion.anchor_at(obj, min(due, self.now)) is None
-            n_due = self.hist.counter_at(due)
-            obj_fit = None
-            if moved:  # both starts refitted over the whole push window: a steadier stroke direction
-                t_obj, xy_obj = self.hist.track(obj, o.n_first, n_due)
-                obj_fit = start_record(o, obj, info["anchor"], t_obj, xy_obj, self.s)
-            t_c, xy_c = self.hist.track(o.ball, o.n_first, n_due)
-            cue_end = xy_c[-1] if len(xy_c) else None
-            cue = start_record(o, o.ball, o.anchor, t_c, xy_c, self.s) or o
-            geo = push_geometry(cue, obj, info["anchor"], float(info["gap"]), obj_fit, cue_end, self.s)
-            geo["object"] = self.ids[obj]
-            # the rules engine reads stroke_angle_deg and cue_follow (1.19); the whole geometry rides along
-            push = {"stroke_angle_deg": geo["angle_deg"], "cue_follow": geo["cue_forward"], "push_geometry": geo}
-            self._emit(replace(ev, extra={**ev.extra, **push}))
-        self.pushes = keep
+        self.pushes.append((ev, o, {"object": obj, "gap": gap, "anchor": anchors[obj]}, t0 + s.push_window_s))
 
     # --- shot end ---------------------------------------------------------------------------------
     def _moving(self) -> np.ndarray:

@@ -59,6 +59,9 @@ class EventSettings:
     push_gap_mm: float = 5.0  # cue ball this close to an object ball at the stroke: push geometry reported
     push_window_s: float = 0.1  # how long after the stroke the push outcome is judged
     push_forward_mm: float = 4.0  # cue ball moving this far along the line of centres after the object moved
+    push_z: float = 2.0  # a push reading (striker's momentum, forward travel, angle) this many standard errors
+    # from its limit is decided; closer, it is flagged for review
+    throw_deg: float = 5.0  # an object ball leaves within this of the line of centres (collision-induced throw)
 
     # --- pots ----------------------------------------------------------------------------------------
     pocket_reach_mm: float = 120.0  # a ball last seen within this of a mouth centre went into that pocket

@@ -5,6 +5,7 @@ and which of several balls that start together from rest the cue struck.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,78 @@ def choose_striker(group: list[Onset]) -> Onset:
     return min(group, key=lambda o: float(np.dot(o.anchor, direction)))
 
 
+@dataclass(frozen=True)
+class StrikerCall:
+    """Which of two touching balls the cue struck, and the evidence (see `call_striker`)."""
+
+    striker: int
+    other: int
+    momentum_mm: float  # both balls' travel summed, along the line of centres striker -> other (mm)
+    tol_mm: float  # its tolerance (push_z standard errors)
+    review: str | None  # why the call rests on evidence within tolerance; None when it is clear
+
+
+def call_striker(
+    a: int,
+    b: int,
+    anchor_a: np.ndarray,
+    anchor_b: np.ndarray,
+    end_a: np.ndarray,
+    end_b: np.ndarray,
+    se_a: float,
+    se_b: float,
+    b_moved: bool,
+    s: EventSettings,
+) -> StrikerCall:
+    """Of ball `a` (seen to start) and ball `b` touching it at the stroke, the one the cue struck.
+
+    The impulse between the balls lies along their line of centres and is internal: the momentum of the
+    pair (equal masses: the sum of their travels over the push window, from rest) is the cue's, so it
+    points from the struck ball towards the other. Which ball was *seen* to move first does not tell: the
+    pushed ball leaves at once with nearly all the speed, while the struck one keeps little and may creep
+    after it (its follow taking hold later), as the bundled push shows. `end_*` are positions at the end
+    of the window with standard errors `se_*`. When `b` did not move, `a` is the striker; but if `a` left
+    straight away from `b` (within `throw_deg` and the noise), `b` struck dead into `a` looks the same from
+    above: flagged for review.
+    """
+    n = anchor_b - anchor_a
+    n = n / max(float(np.hypot(*n)), 1e-9)
+    da, db = end_a - anchor_a, end_b - anchor_b
+    if not b_moved:
+        along = float(np.dot(da, n))
+        cross = abs(float(da[0] * n[1] - da[1] * n[0]))
+        tol = s.push_z * se_a
+        reach = tol + abs(along) * math.sin(math.radians(s.throw_deg))
+        review = None
+        if along < -tol and cross <= reach:
+            review = (
+                "the struck ball left straight away from a touching ball that stayed: that ball struck dead "
+                "into it would look the same"
+            )
+        return StrikerCall(a, b, along, tol, review)
+    p = float(np.dot(da + db, n))
+    tol = s.push_z * math.hypot(se_a, se_b)
+    if p >= -tol and p <= tol:
+        why = f"the pair's momentum along the line of centres ({p:.1f} mm) is within the tolerance ({tol:.1f} mm)"
+        return StrikerCall(a, b, p, tol, why)
+    return StrikerCall(a, b, p, tol, None) if p > 0 else StrikerCall(b, a, -p, tol, None)
+
+
+def end_point(t: np.ndarray, xy: np.ndarray, anchor: np.ndarray, s: EventSettings) -> tuple[np.ndarray, float]:
+    """Where a ball is at the end of the push window, and the standard error (mm) of that position.
+
+    The mean of its last two samples (one if that is all there is); at its rest anchor if it was not seen.
+    The noise is the tracker's at the ball's speed over its last four samples (two differ by too little to
+    give a speed).
+    """
+    if len(xy) == 0:
+        return np.asarray(anchor, dtype=float), s.noise_rest_mm
+    last = xy[-2:]
+    k = min(len(xy), 4)
+    speed = float(np.hypot(*(xy[-1] - xy[-k]))) / max(float(t[-1] - t[-k]), 1e-9) if k >= 2 else 0.0
+    return last.mean(axis=0), noise_model(s)(speed) / math.sqrt(len(last))
+
+
 def push_geometry(
     cue: Onset,
     obj: int,
@@ -74,11 +147,14 @@ def push_geometry(
     obj_onset: Onset | None,
     cue_end: np.ndarray | None,
     s: EventSettings,
+    cue_se_mm: float = 0.0,
 ) -> dict[str, Any]:
     """1.19 geometry for a cue ball touching or nearly touching an object ball at the stroke.
 
     The stroke direction is rebuilt from momentum (equal masses): the cue ball's start velocity plus the
     object ball's if it started at once, since a touching object takes part of the stroke immediately.
+    When the object moved, a reading within `push_z` standard errors of its limit (the cue ball's forward
+    travel against `push_forward_mm`, the angle against 45 degrees) is flagged: `review` and `why`.
     """
     u = obj_anchor - cue.anchor
     u = u / max(float(np.hypot(*u)), 1e-9)
@@ -87,14 +163,30 @@ def push_geometry(
     if cue_end is not None:
         forward_mm = float(np.dot(cue_end - cue.anchor, u)) - gap_mm
     moved = obj_onset is not None
-    return {
+    angle = _angle_deg(stroke, u)
+    geo: dict[str, Any] = {
         "object": obj,
         "gap_mm": round(gap_mm, 2),
-        "angle_deg": round(_angle_deg(stroke, u), 1),
+        "angle_deg": round(angle, 1),
         "object_moved": moved,
         "cue_forward": bool(moved and forward_mm is not None and forward_mm > s.push_forward_mm),
         "cue_forward_mm": None if forward_mm is None else round(forward_mm, 1),
     }
+    why = []
+    near_forward = forward_mm is not None and abs(forward_mm - s.push_forward_mm) <= s.push_z * cue_se_mm
+    if moved and forward_mm is not None and angle < 45.0 and near_forward:
+        why.append(f"the cue ball's forward travel ({forward_mm:.1f} mm) is within "
+                   f"{s.push_z * cue_se_mm:.1f} mm of {s.push_forward_mm:g} mm")
+    if moved and geo["cue_forward"] and obj_onset is not None:
+        # the stroke's direction error: the momentum's sideways standard error over its size
+        sv = math.hypot(cue.fit.sigma_v, obj_onset.fit.sigma_v)
+        d_angle = math.degrees(math.atan2(s.push_z * sv, max(float(np.hypot(*stroke)), 1e-9)))
+        if abs(angle - 45.0) <= d_angle:
+            why.append(f"the stroke angle ({angle:.0f} deg) is within {d_angle:.0f} deg of 45")
+    if why:
+        geo["review"] = True
+        geo["why"] = "; ".join(why)
+    return geo
 
 
 def _angle_deg(v: np.ndarray, u: np.ndarray) -> float:

@@ -1,0 +1,126 @@
+"""A stroke with an object ball within `push_gap_mm`: which of the two the cue struck, the 1.19 geometry,
+and the contact the pushed ball's start proves. A mixin of EventDetector (the history, the motion tracker
+and the output buffer belong to the detector); the geometry itself is in `vision.events.shots`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from rules.events import Event, EventType
+from vision.events.history import History
+from vision.events.motion import MotionTracker, Onset
+from vision.events.settings import EventSettings
+from vision.events.shots import StrikerCall, call_striker, end_point, push_geometry, start_record
+
+_PROVEN = 0.9  # a contact proven by the start of a ball at rest along the line of centres (docs/event-schema.md)
+_FLAGGED = 0.7  # the cap on an asserted event that the referee should check
+
+
+class PushLogic:
+    s: EventSettings
+    hist: History
+    motion: MotionTracker
+    ids: tuple[str, ...]
+    fps: float
+    now: float
+    out: list[Event]
+    pushes: list[tuple[Event, Onset, dict[str, Any], float]]
+    last_pair: dict[tuple[int, int], float]
+    last_hit: np.ndarray
+    started: np.ndarray
+    first_hit_t: float
+
+    def _emit(self, ev: Event) -> None:  # provided by OutputLogic
+        raise NotImplementedError
+
+    def _finish_pushes(self, final: bool) -> None:
+        """Judge each held stroke once its push window has run (or the stream ended) and emit it."""
+        keep = []
+        for ev, o, info, due in self.pushes:
+            if not final and self.now < due:
+                keep.append((ev, o, info, due))
+                continue
+            self._emit(self._judge_push(ev, o, info, due))
+        self.pushes = keep
+
+    def _judge_push(self, ev: Event, o: Onset, info: dict[str, Any], due: float) -> Event:
+        s, h = self.s, self.hist
+        obj = int(info["object"])
+        anchors = {o.ball: np.asarray(o.anchor, dtype=float), obj: np.asarray(info["anchor"], dtype=float)}
+        moved = self.motion.anchor_at(obj, min(due, self.now)) is None
+        n_due = h.counter_at(due)
+        n0 = h.counter_at(ev.t) + 1  # the first frame after the stroke (the struck ball may start late)
+        tracks = {b: h.track(b, n0, n_due) for b in anchors}
+        ends = {b: end_point(*tracks[b], anchors[b], s) for b in anchors}
+        call = call_striker(
+            o.ball, obj, anchors[o.ball], anchors[obj], ends[o.ball][0], ends[obj][0],
+            ends[o.ball][1], ends[obj][1], moved, s,
+        )
+        cue_b, obj_b = call.striker, call.other
+        # both starts refitted over the whole push window: a steadier stroke direction
+        cue = start_record(o, cue_b, anchors[cue_b], *tracks[cue_b], s)
+        if cue is None:
+            cue = o if cue_b == o.ball else Onset(cue_b, o.t, o.n_first, anchors[cue_b], o.fit)
+        obj_fit = start_record(o, obj_b, anchors[obj_b], *tracks[obj_b], s) if moved else None
+        geo = push_geometry(cue, obj_b, anchors[obj_b], float(info["gap"]), obj_fit, ends[cue_b][0], s, ends[cue_b][1])
+        geo["object"] = self.ids[obj_b]
+        geo.update(self._striker_evidence(o, obj, call))
+        # the rules engine reads stroke_angle_deg and cue_follow (1.19); the whole geometry rides along
+        extra: dict[str, Any] = {**ev.extra, "stroke_angle_deg": geo["angle_deg"], "cue_follow": geo["cue_forward"]}
+        extra["push_geometry"] = geo
+        idc = float(h.id_conf[o.n_first % h.size, cue_b])
+        confidence = round(0.95 * idc, 4)
+        if obj_fit is not None:  # the pushed ball took the stroke at once: the pair's momentum is the cue's
+            extra["speed_mm_s"] = round(float(np.hypot(*(cue.fit.v + obj_fit.fit.v))), 1)
+        if call.review is not None:
+            extra["striker_review"] = call.review
+        if call.review is not None or geo.get("review"):
+            extra["review"] = True
+            confidence = min(confidence, _FLAGGED)
+        if moved:
+            self._push_contact(ev.t, cue_b, obj_b, due)
+        self.last_hit[cue_b] = max(self.last_hit[cue_b], ev.t)
+        return replace(ev, ball=self.ids[cue_b], confidence=confidence, extra=extra)
+
+    def _striker_evidence(self, o: Onset, obj: int, call: StrikerCall) -> dict[str, Any]:
+        """What the call rests on, for the report: the momentum reading, and which ball was seen to move
+        first (evidence only: the pushed ball is normally seen first)."""
+        t_obj = float(self.started[obj]) if self.started[obj] >= o.t - self.s.cause_window_s else np.inf
+        frame = 1.0 / self.fps
+        first = None
+        if t_obj < o.t - frame:
+            first = self.ids[obj]
+        elif t_obj > o.t + frame:
+            first = self.ids[o.ball]
+        return {
+            "striker_momentum_mm": round(call.momentum_mm, 1),
+            "striker_tol_mm": round(call.tol_mm, 1),
+            "first_moved": first,
+        }
+
+    def _push_contact(self, t: float, cue_b: int, obj_b: int, due: float) -> None:
+        """The contact of the struck ball with the touching ball it set moving, at the stroke: replaces any
+        contact of the pair still held from the starts (its order may name the other ball first)."""
+        key = (min(cue_b, obj_b), max(cue_b, obj_b))
+        pair = {self.ids[cue_b], self.ids[obj_b]}
+        lo = t - self.s.cause_window_s
+
+        def of_pair(e: Event) -> bool:
+            return e.type is EventType.BALL_CONTACT and set(e.balls or ()) == pair and lo <= e.t <= due
+
+        if abs(self.last_pair.get(key, -np.inf) - t) <= self.s.cause_window_s and not any(map(of_pair, self.out)):
+            return  # already released
+        self.out = [e for e in self.out if not of_pair(e)]
+        h = self.hist
+        n = h.counter_at(t)
+        idc = float(min(h.id_conf[n % h.size, cue_b], h.id_conf[n % h.size, obj_b]))
+        balls = (self.ids[cue_b], self.ids[obj_b])
+        ev = Event(EventType.BALL_CONTACT, t, 0, round(_PROVEN * idc, 4), balls=balls, extra={"cluster": True})
+        self._emit(ev)
+        self.last_pair[key] = t
+        self.last_hit[[cue_b, obj_b]] = np.maximum(self.last_hit[[cue_b, obj_b]], t)
+        self.first_hit_t = min(self.first_hit_t, t)  # the shot's first contact: later passed-on ones follow it
