@@ -10,6 +10,12 @@ time is where the fitted track meets the line. Reported readings:
   to rest, with its margin and a confidence below 0.6 (for review).
 - note 4: a touch of a middle-pocket jaw lying in the other half counts as a crossing into that half
   (extra {"jaw": pocket, "note4": true}); see `jaw_bounce`.
+- a side change that the track only shows as a jump, a step between two samples faster by more than
+  `JUMP_EXCESS_MM_S` than the ball runs on both sides of it (the tracker lost the ball and found it
+  elsewhere, or a ball put back by hand), is not a crossing: no event.
+- a ball potted in a middle pocket crosses the centre line only if its centre meets the line before it
+  passes the mouth line (where it leaves the bed); a centre within `review_band_mm` of the line at the
+  mouth, on either side, is reported for review.
 """
 
 from __future__ import annotations
@@ -20,11 +26,18 @@ import numpy as np
 
 from calibration.table import Table
 from rules.events import Direction, Line
-from vision.events.fit import fit_line
+from vision.events.fit import LineFit, fit_line
 from vision.events.history import History
 from vision.events.settings import EventSettings, noise_model
+from vision.types import BallState
 
 _UNKNOWN = 2
+# A tracked centre that steps faster than any ball runs (a hard break is 8-10 m/s) did not roll there.
+MAX_SPEED_MM_S = 15000.0
+# A step between two samples this much faster than the ball runs on both sides of it is a jump of the tracked
+# centre (lost and found elsewhere), not motion: friction only slows a ball, and a hit in between shows in
+# the speed after it; 5 mm of noise over a 1/60 s frame is ~400 mm/s.
+JUMP_EXCESS_MM_S = 1000.0
 
 
 @dataclass(frozen=True)
@@ -40,6 +53,7 @@ class Crossing:
 class LineWatcher:
     def __init__(self, table: Table, s: EventSettings, n_balls: int, half_window: int) -> None:
         self.s = s
+        self.table = table
         self.lines = ((Line.CENTRE, 0.0), (Line.HOUSE, table.house_line_x))
         self.side = np.full((n_balls, len(self.lines)), _UNKNOWN, dtype=np.int8)
         # offset of the rest centre from each line when the ball last left rest; NaN once it has crossed
@@ -57,10 +71,13 @@ class LineWatcher:
             off = float(anchor[0]) - x_line
             new = 0 if abs(off) <= self.s.on_line_tol_mm else int(np.sign(off))
             old = int(self.side[b, i])
-            if old in (-1, 1) and new == -old:
-                t = self._root(hist, b, x_line, n - 4 * self.hw, n)
-                conf = 0.35 + 0.2 * min(1.0, abs(off) / self.s.line_hysteresis_mm)
-                out.append(Crossing(b, line, _to(new), t, conf, {"margin_mm": round(abs(off), 2), "review": True}))
+            creep = abs(off) <= self.s.line_hysteresis_mm + self.s.review_band_mm  # farther: the moving test's
+            if old in (-1, 1) and new == -old and creep:
+                t, step = self._root(hist, b, x_line, n - 4 * self.hw, n, new)
+                if step is not None and not self._jump(hist, b, *step):  # seen to creep over it
+                    conf = 0.35 + 0.2 * min(1.0, abs(off) / self.s.line_hysteresis_mm)
+                    extra: dict[str, object] = {"margin_mm": round(abs(off), 2), "review": True}
+                    out.append(Crossing(b, line, _to(new), t, conf * _idc(hist, b, n), extra))
             self.side[b, i] = new
         return out
 
@@ -80,6 +97,9 @@ class LineWatcher:
         so a short excursion over the line before a bounce back is not averaged away."""
         out = []
         t_m = hist.time(m)
+        gone = np.isin(hist.state[m % hist.size], (BallState.POTTED, BallState.OFF_TABLE))
+        self.side[gone] = _UNKNOWN  # off the bed: a ball put back is placed, not rolled there
+        self.start_off[gone] = np.nan
         for b in np.nonzero(moving)[0]:
             t, xy = hist.track(int(b), m - self.hw, m + self.hw)
             for t_k in (kinks or {}).get(int(b), []):
@@ -108,12 +128,16 @@ class LineWatcher:
                 if old in (0, _UNKNOWN):
                     self.start_off[b, i] = np.nan
                     continue  # note 3 (left the line it rested on) or a side not known yet
-                t_x = self._root(hist, int(b), x_line, m - 2 * self.hw, m + self.hw, new, t_m)
+                t_x, step = self._root(hist, int(b), x_line, m - 2 * self.hw, m + self.hw, new, t_m)
+                if step is None:  # not seen on the old side lately: when was it last?
+                    t_x, step = self._root(hist, int(b), x_line, hist.oldest, m + self.hw, new, t_m)
+                start = float(self.start_off[b, i])
+                self.start_off[b, i] = np.nan
+                if step is None or self._jump(hist, int(b), *step):
+                    continue  # never seen on the old side, or the tracked centre jumped: no ball rolled over
                 beyond = abs(x_far - x_line)
                 extra: dict[str, object] = {}
                 conf = 1.0
-                start = float(self.start_off[b, i])
-                self.start_off[b, i] = np.nan
                 if abs(start) <= self.s.review_band_mm:
                     # it rested within millimetres of the line: did it start on it (note 3)? review
                     conf = 0.4
@@ -121,26 +145,43 @@ class LineWatcher:
                 elif beyond < self.s.line_hysteresis_mm + self.s.review_band_mm:
                     conf = 0.6
                     extra = {"margin_mm": round(beyond, 2), "review": True}
-                out.append(Crossing(int(b), line, _to(new), t_x, conf, extra))
+                out.append(Crossing(int(b), line, _to(new), t_x, conf * _idc(hist, int(b), m), extra))
         return out
 
     def on_gone(self, hist: History, b: int, n: int, t_end: float) -> list[Crossing]:
         """A ball went into a pocket: a crossing in its last unseen moment (a middle pocket sits on the
-        centre line) is found by running its last straight piece on to t_end."""
+        centre line) is found by running its last straight piece on; it counts only where the centre meets
+        the line before it passes the mouth line of the pocket (it has left the bed there). The ball's sides
+        are unknown afterwards (a ball put back on the bed is placed, not rolled there)."""
         t, xy = hist.track(b, n - 2 * self.hw, n)
         fit = fit_line(t, xy, noise_model(self.s))
-        if fit is None or abs(fit.v[0]) < 1e-6:
-            return []
         out = []
-        for i, (line, x_line) in enumerate(self.lines):
-            old = int(self.side[b, i])
-            x_end = float(fit.at(t_end)[0]) - x_line
-            if old not in (-1, 1) or np.sign(x_end) != -old:
-                continue
-            t_x = float(np.clip(fit.t0 + (x_line - fit.p0[0]) / fit.v[0], t[-1], t_end))
-            self.side[b, i] = -old
-            out.append(Crossing(b, line, _to(-old), t_x, 0.8, {"into_pocket": True}))
+        if fit is not None and abs(fit.v[0]) >= 1e-6 and len(t):
+            t_mouth, x_mouth = self._mouth(fit, float(t[-1]), t_end)
+            for i, (line, x_line) in enumerate(self.lines):
+                old = int(self.side[b, i])
+                past = (x_mouth - x_line) * -old  # > 0: the centre is over the line when it leaves the bed
+                if old not in (-1, 1) or past < -self.s.review_band_mm:
+                    continue
+                t_x = float(np.clip(fit.t0 + (x_line - fit.p0[0]) / fit.v[0], t[0], t_mouth))
+                conf, extra = 0.8, dict[str, object](into_pocket=True)
+                if abs(past) <= self.s.review_band_mm:  # it meets the line within millimetres of the mouth
+                    conf, extra = 0.4, {**extra, "margin_mm": round(abs(past), 2), "review": True}
+                out.append(Crossing(b, line, _to(-old), t_x, conf * _idc(hist, b, n), extra))
+        self.side[b] = _UNKNOWN
+        self.start_off[b] = np.nan
         return out
+
+    def _mouth(self, fit: LineFit, t_last: float, t_end: float) -> tuple[float, float]:
+        """(time, x) where the fitted track passes the mouth line of the nearest pocket (the tracker may
+        still see it falling beyond), at the latest t_end."""
+        p_last = fit.at(t_last)
+        pk = min(self.table.pockets.values(), key=lambda q: float(np.hypot(*(p_last - q.mouth_centre))))
+        out = np.asarray(pk.outward)
+        depth = float(np.dot(p_last - np.asarray(pk.mouth_centre), out))  # < 0: still on the bed side
+        rate = float(np.dot(fit.v, out))
+        t_m = t_end if rate <= 1e-9 else min(t_end, t_last - depth / rate)
+        return t_m, float(fit.at(t_m)[0])
 
     def jaw_bounce(self, b: int, pocket: str, jaw_x: float, t: float) -> Crossing | None:
         """Note 4: a middle-pocket jaw in the other half touched while the centre stays in its own half."""
@@ -152,27 +193,52 @@ class LineWatcher:
             return None
         return Crossing(b, Line.CENTRE, _to(jaw_side), t, 0.9, {"jaw": pocket, "note4": True})
 
-    def _root(self, hist: History, b: int, x_line: float, n0: int, n1: int, to: int = 0, t_at: float = np.inf) -> float:
+    def _root(
+        self, hist: History, b: int, x_line: float, n0: int, n1: int, to: int = 0, t_at: float = np.inf
+    ) -> tuple[float, tuple[float, float] | None]:
         """When the track over n0..n1 meets the line: the crossing of consecutive samples (towards side
-        `to` when given, the last one at or before `t_at`), refined by a local line fit around it."""
+        `to` when given, the last one at or before `t_at`), refined by a local line fit around it; and the
+        times of those two samples (None when no pair of samples straddles the line)."""
         t, xy = hist.track(b, n0, n1)
         if len(t) == 0:
-            return hist.time(n1)
+            return hist.time(n1), None
         x = xy[:, 0] - x_line
         flip = np.sign(x[:-1]) != np.sign(x[1:])
         if to:
             flip &= np.sign(x[1:]) == to
         flips = np.nonzero(flip)[0]
         if len(flips) == 0:
-            return float(t[-1] if abs(x[-1]) < abs(x[0]) else t[0])
+            return float(t[-1] if abs(x[-1]) < abs(x[0]) else t[0]), None
         before = flips[t[flips] <= t_at]
         k = int(before[-1] if len(before) else flips[0])
+        step = (float(t[k]), float(t[k + 1]))
         lo, hi = max(0, k - self.hw + 1), min(len(t), k + self.hw + 1)
         fit = fit_line(t[lo:hi], xy[lo:hi], noise_model(self.s))
         if fit is None or abs(fit.v[0]) < 1e-6:
-            return float(t[k] + (t[k + 1] - t[k]) * x[k] / (x[k] - x[k + 1]))
+            return float(t[k] + (t[k + 1] - t[k]) * x[k] / (x[k] - x[k + 1])), step
         t_root = fit.t0 + (x_line - fit.p0[0]) / fit.v[0]
-        return float(np.clip(t_root, t[max(lo, k - 1)], t[min(hi - 1, k + 2)]))
+        return float(np.clip(t_root, t[max(lo, k - 1)], t[min(hi - 1, k + 2)])), step
+
+    def _jump(self, hist: History, b: int, t_a: float, t_b: float) -> bool:
+        """Is the step between the samples at t_a and t_b a jump of the tracked centre? Between two samples
+        a ball runs no faster than it does just before or just after them (friction only slows it; a hit in
+        between shows in the speed after), so a step much faster than both is no motion of the ball."""
+        n_a, n_b = hist.counter_at(t_a), hist.counter_at(t_b)
+        t, xy = hist.track(b, n_a - self.hw, n_b + self.hw)
+        speed = np.hypot(*np.diff(xy, axis=0).T) / np.maximum(np.diff(t), 1e-9)
+        k = int(np.searchsorted(t, t_a))  # the step t_a -> t_b
+        if k >= len(speed) or speed[k] > MAX_SPEED_MM_S:
+            return True
+        near = np.delete(speed, k)
+        near = near[near <= MAX_SPEED_MM_S]  # steps that can be motion, on either side
+        if len(t[: k + 1]) < 2 and len(t[k + 1 :]) < 2:
+            return False  # nothing seen around it to compare with
+        return bool(speed[k] > (near.max() if len(near) else 0.0) + JUMP_EXCESS_MM_S)
+
+
+def _idc(hist: History, b: int, n: int) -> float:
+    """The tracker's identity confidence of ball b at counter n: a doubtful identity, a doubtful event."""
+    return float(hist.id_conf[n % hist.size, b])
 
 
 def _to(side: int) -> Direction:
