@@ -6,6 +6,10 @@ const POCKETS = ["front_left", "front_right", "middle_left", "middle_right", "re
 const CUSHIONS = ["front", "rear", "left_front", "left_rear", "right_front", "right_rear"];
 let current = null;  // selected match id
 let source = null;   // EventSource
+let lastSeq = 0;     // last log line received: a reconnect replays only what came after it
+let retryMs = 1000;  // back-off for a reconnect the browser does not do itself
+let retryTimer = null;
+let announced = new Map();  // shot -> what the feed last said of its verdict (a re-fold repeats them)
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, text, cls) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
@@ -29,6 +33,7 @@ async function loadMeta() {
   fillSelect($("#games"), meta.games); $("#games").value = meta.default_game;
   fillSelect($("#tables"), meta.tables); $("#tables").value = "pyramid-12ft";
   document.querySelectorAll(".balls").forEach((s) => fillSelect(s, BALLS));
+  document.querySelectorAll(".balls-all").forEach((s) => fillSelect(s, [...BALLS, "C"]));
   document.querySelectorAll(".pockets").forEach((s) => fillSelect(s, POCKETS));
   document.querySelectorAll(".cushions").forEach((s) => fillSelect(s, CUSHIONS));
 }
@@ -54,13 +59,32 @@ function showState(state) {
   $("#fold-error").textContent = state.error || "";
 }
 
+function isFoul(v) { return !["legal", "ok", "pot", "break"].includes(String(v.outcome).toLowerCase()); }
+
 function showVerdicts(verdicts) {
   $("#verdicts").replaceChildren(...verdicts.map((v) => {
-    const tr = el("tr"); const foul = !["legal", "ok", "pot", "break"].includes(String(v.outcome).toLowerCase());
-    tr.className = (foul ? "foul" : "") + (v.review ? " review" : "");
-    tr.append(el("td", v.shot), el("td", v.outcome + (v.review ? " (review)" : "")), el("td", (v.clauses || []).join(", ")), el("td", v.explanation || ""));
+    const tr = el("tr");
+    tr.className = (isFoul(v) ? "foul" : "") + (v.review ? " review" : "");
+    tr.dataset.shot = v.shot;
+    const why = el("td", undefined, "why");
+    why.append(el("div", v.explanation || ""));
+    if (v.review) {  // the evidence the flag rests on, so the referee knows what to look at
+      const reasons = v.review_reasons && v.review_reasons.length ? v.review_reasons : ["(no reason given)"];
+      const ul = el("ul", undefined, "review-reasons"); ul.dataset.testid = "review-reasons";
+      ul.append(...reasons.map((r) => el("li", r)));
+      why.append(el("b", "review:"), ul);
+    }
+    if (v.override) why.append(el("div", `overridden: ${v.override.reason || ""}`, "override"));
+    tr.append(el("td", v.shot), el("td", v.outcome + (v.review ? " (review)" : "")), el("td", (v.clauses || []).join(", ")), why);
     return tr;
   }));
+}
+
+function announceVerdicts(verdicts) {
+  for (const v of verdicts) {  // only verdicts that are new or changed since the feed last said them
+    const says = `verdict shot ${v.shot}: ${v.outcome} ${(v.clauses || []).join(", ")}${v.review ? " (review)" : ""}`.trim();
+    if (announced.get(v.shot) !== says) { announced.set(v.shot, says); feedLine(says); }
+  }
 }
 
 function feedLine(text) {
@@ -73,25 +97,36 @@ function describe(kind, d) {
     const who = d.balls ? d.balls.join("-") : (d.ball || "");
     return `${Number(d.t).toFixed(2)}s ${d.type} ${who} ${d.cushion || d.pocket || d.line || ""}`.trim();
   }
-  return `input: ${d.type} ${Object.entries(d).filter(([k]) => k !== "type").map(([k, v]) => `${k}=${v}`).join(" ")}`;
+  const show = (v) => (v !== null && typeof v === "object" ? JSON.stringify(v) : v);
+  return `input: ${d.type} ${Object.entries(d).filter(([k]) => k !== "type").map(([k, v]) => `${k}=${show(v)}`).join(" ")}`;
 }
+
+function setConn(text, on) { $("#conn").textContent = text; $("#conn").className = on ? "on" : ""; }
 
 function connectFeed(id) {
   if (source) source.close();
-  source = new EventSource(`/live/${id}`);
-  source.onopen = () => { $("#conn").textContent = "live"; $("#conn").className = "on"; };
-  source.onerror = () => { $("#conn").textContent = "reconnecting"; $("#conn").className = ""; };
-  for (const kind of ["event", "input"]) {
-    source.addEventListener(kind, (m) => { const item = JSON.parse(m.data); feedLine(describe(kind, item.data)); });
-  }
-  source.addEventListener("verdicts", (m) => {
-    const item = JSON.parse(m.data); showVerdicts(item.data);
-    const last = item.data[item.data.length - 1];
-    if (last) feedLine(`verdict shot ${last.shot}: ${last.outcome} ${(last.clauses || []).join(", ")}`);
+  clearTimeout(retryTimer);
+  // The feed replays the log after `after` (and the browser's own reconnects send Last-Event-ID), so
+  // nothing is shown twice and nothing is missed.
+  const es = new EventSource(`/live/${id}?after=${lastSeq}`);
+  source = es;
+  const mine = (f) => (m) => { if (source === es) f(m); };  // ignore a feed replaced by a newer one
+  const seen = (m) => { const n = Number(m.lastEventId); if (n > lastSeq) lastSeq = n; };
+  es.onopen = mine(() => { setConn("live", true); retryMs = 1000; });
+  es.onerror = mine(() => {
+    if (es.readyState === EventSource.CLOSED) {  // the browser gave up (e.g. an error page while restarting)
+      setConn(`offline, retrying in ${Math.round(retryMs / 1000)} s`, false);
+      retryTimer = setTimeout(() => { if (current === id) connectFeed(id); }, retryMs);
+      retryMs = Math.min(2 * retryMs, 15000);
+    } else setConn("reconnecting", false);
   });
-  source.addEventListener("state", (m) => showState(JSON.parse(m.data).data));
-  source.addEventListener("progress", (m) => { const p = JSON.parse(m.data).data; $("#analysis-status").textContent = `analysis ${p.analysis}: ${(100 * p.progress).toFixed(0)} %`; });
-  source.addEventListener("reconnect", () => { source.close(); setTimeout(() => connectFeed(id), 500); });
+  for (const kind of ["event", "input"]) {
+    es.addEventListener(kind, mine((m) => { seen(m); const item = JSON.parse(m.data); feedLine(describe(kind, item.data)); }));
+  }
+  es.addEventListener("verdicts", mine((m) => { const item = JSON.parse(m.data); showVerdicts(item.data); announceVerdicts(item.data); }));
+  es.addEventListener("state", mine((m) => { showState(JSON.parse(m.data).data); setConn("live", true); }));
+  es.addEventListener("progress", mine((m) => { const p = JSON.parse(m.data).data; $("#analysis-status").textContent = `analysis ${p.analysis}: ${(100 * p.progress).toFixed(0)} %`; }));
+  es.addEventListener("reconnect", mine(() => { es.close(); retryTimer = setTimeout(() => connectFeed(id), 500); }));
 }
 
 async function selectMatch(id) {
@@ -101,8 +136,10 @@ async function selectMatch(id) {
   $("#match-title").textContent = `#${m.id} ${m.name} — ${m.game}, ${m.table}, ${m.players.join(" v ")}`;
   $("#report").replaceChildren(m.report_url ? Object.assign(el("a", "open report"), { href: m.report_url, target: "_blank" }) : el("span", "none yet"));
   $("#feed").replaceChildren();
+  lastSeq = 0; retryMs = 1000; announced = new Map();
   showState(m.state);
-  showVerdicts(await api("GET", `/matches/${id}/verdicts`));
+  const verdicts = await api("GET", `/matches/${id}/verdicts`);
+  showVerdicts(verdicts);
   connectFeed(id);
   loadMatches();
 }
@@ -117,6 +154,11 @@ function wireInputs() {
     if (current === null) return;
     const body = { type: form.dataset.type, ...formData(form) };
     if (body.shot !== undefined) body.shot = Number(body.shot);
+    if (body.type === "identify") {  // one ball's place (table mm); the other balls are left alone
+      body.balls = { [body.ball]: [Number(body.x), Number(body.y)] };
+      if (body.t === "") delete body.t; else body.t = Number(body.t);
+      delete body.ball; delete body.x; delete body.y;
+    }
     if (body.type === "override") {  // the engine's override: {shot, verdict: {legal | fouls}, reason}
       body.verdict = body.outcome === "legal" ? { legal: true } : { legal: false, clause: body.clause || "override" };
       delete body.outcome;
@@ -148,8 +190,12 @@ function wireInputs() {
 async function pollAnalysis(id) {
   const a = await api("GET", `/analyses/${id}`);
   $("#analysis-status").textContent = `analysis ${a.id}: ${a.status} ${a.message}`;
+  $("#analysis-status").className = a.status === "failed" ? "err" : "";
   if (a.status === "queued" || a.status === "running") setTimeout(() => pollAnalysis(id), 1500);
-  else loadMatches();
+  else {
+    loadMatches();
+    if (current === a.match_id && a.report_url) $("#report").replaceChildren(Object.assign(el("a", "open report"), { href: a.report_url, target: "_blank" }));
+  }
 }
 
 (async () => {

@@ -125,7 +125,7 @@ def free_port() -> int:
 class LiveServer:
     """uvicorn serving the app in a thread on 127.0.0.1:<free port>, against a SQLite file in tmp_path."""
 
-    def __init__(self, data_dir: Path, stage_factory: Any = None) -> None:
+    def __init__(self, data_dir: Path, stage_factory: Any = None, port: int | None = None) -> None:
         import uvicorn
 
         from service.api.app import create_app
@@ -133,7 +133,7 @@ class LiveServer:
 
         self.data_dir = data_dir
         self.settings = Settings(data_dir=data_dir)
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = app = create_app(self.settings, stage_factory=stage_factory or scripted_stages)
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",

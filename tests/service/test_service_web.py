@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import http.server
+import threading
+from pathlib import Path
+
 import httpx
 import pytest
 from svc_fakes import CHROMIUM_ARGS, LiveServer
@@ -58,3 +62,98 @@ def test_referee_page_shows_live_verdicts_and_records_inputs(live_server: LiveSe
         "[...document.querySelectorAll('[data-testid=verdicts] tr')].at(-1).textContent.includes('legal')")
     assert api.get(f"/matches/{mid}/verdicts").json()[1]["outcome"] == "legal"
     assert errors == []
+
+
+def test_review_flag_shows_its_evidence_and_a_ball_place_is_stated(live_server: LiveServer, page) -> None:  # type: ignore[no-untyped-def]
+    api = httpx.Client(base_url=live_server.url, timeout=10)
+    mid = api.post("/matches", json={"name": "review"}).json()["id"]
+    events = legal_break()
+    events[1]["confidence"] = 0.3  # the first contact is uncertain: the verdict is flagged for review
+    api.post(f"/matches/{mid}/events", json={"events": events})
+    reasons = api.get(f"/matches/{mid}/verdicts").json()[0]["review_reasons"]
+    assert reasons and "confidence 0.30" in reasons[0]
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server.url}/?match={mid}")
+    page.wait_for_selector("[data-testid=verdicts] tr.review [data-testid=review-reasons] li")
+    assert page.inner_text("[data-testid=verdicts] tr.review [data-testid=review-reasons]").strip() == reasons[0]
+    # the feed says the verdict once, with its flag, however often the match is re-folded
+    page.wait_for_function("document.querySelector('[data-testid=conn]').classList.contains('on')")
+    api.post(f"/matches/{mid}/inputs", json={"type": "nominate", "ball": "3", "pocket": "rear_left"})
+    page.wait_for_function("document.querySelector('[data-testid=feed]').textContent.includes('nominate')")
+    feed = page.inner_text("[data-testid=feed]")
+    assert feed.count("verdict shot 1: legal") == 1 and "(review)" in feed
+
+    # "ball 7 is here", from the page: an identify input, recorded and shown in the feed
+    page.select_option("[data-testid=identify-form] select[name=ball]", "7")
+    page.fill("[data-testid=identify-form] input[name=x]", "700")
+    page.fill("[data-testid=identify-form] input[name=y]", "-120.5")
+    page.fill("[data-testid=identify-form] input[name=t]", "12.5")
+    page.click("[data-testid=identify]")
+    page.wait_for_selector("[data-testid=input-result].ok")
+    assert api.get(f"/matches/{mid}/inputs").json()[-1]["data"] == {"type": "identify", "t": 12.5,
+                                                                    "balls": {"7": [700, -120.5]}}
+    page.wait_for_function("document.querySelector('[data-testid=feed]').textContent.includes('identify')")
+    # off the bed: refused, with the reason on the page
+    page.fill("[data-testid=identify-form] input[name=x]", "9000")
+    page.click("[data-testid=identify]")
+    page.wait_for_selector("[data-testid=input-result].err")
+    assert "off the bed" in page.inner_text("[data-testid=input-result]")
+    assert errors == []
+
+
+class Unavailable:
+    """A stand-in on the service's port that answers every request with 503, as a proxy does while the
+    service restarts."""
+
+    def __init__(self, port: int) -> None:
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(503)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        http.server.ThreadingHTTPServer.allow_reuse_address = True
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Unavailable:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+def test_page_reconnects_after_a_server_restart_and_misses_nothing(tmp_path: Path, page) -> None:  # type: ignore[no-untyped-def]
+    srv = LiveServer(tmp_path / "data").start()
+    try:
+        api = httpx.Client(base_url=srv.url, timeout=10)
+        mid = api.post("/matches", json={"name": "restart"}).json()["id"]
+        api.post(f"/matches/{mid}/events", json={"events": legal_break()})
+        page.goto(f"{srv.url}/?match={mid}")
+        page.wait_for_selector("[data-testid=conn].on")
+        page.wait_for_selector("[data-testid=verdicts] tr")
+    finally:
+        srv.stop()
+    page.wait_for_function("!document.querySelector('[data-testid=conn]').classList.contains('on')")
+    # meanwhile a proxy answers 503 (the browser's EventSource then gives up for good): the page retries itself
+    with Unavailable(srv.port):
+        page.wait_for_function("document.querySelector('[data-testid=conn]').textContent.includes('retrying')")
+    srv2 = LiveServer(tmp_path / "data", port=srv.port).start()
+    try:
+        page.wait_for_selector("[data-testid=conn].on")  # the page reconnected by itself
+        httpx.post(f"{srv2.url}/matches/{mid}/events", json={"events": miss(7.0)}, timeout=10)
+        page.wait_for_function("document.querySelectorAll('[data-testid=verdicts] tr').length === 2")
+        assert "1.5.3" in page.inner_text("[data-testid=verdicts]")
+        feed = page.inner_text("[data-testid=feed]")
+        # every log line once: the reconnect replayed only what came after the last line it had
+        assert feed.count("shot_start") == 2 and feed.count("shot_end") == 2 and feed.count("cushion") == 3
+        assert feed.count("verdict shot 1:") == 1 and feed.count("verdict shot 2:") == 1
+    finally:
+        srv2.stop()
