@@ -21,7 +21,7 @@ from vision.events.contacts import Contact, pair_candidates, verify_contact
 from vision.events.cushions import Boundary, Touch, touch_candidates, verify_touch
 from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
-from vision.events.motion import Motion, MotionTracker, Onset
+from vision.events.motion import Motion, MotionTracker, Onset, Stop
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
@@ -72,6 +72,8 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         self.last_seen = np.full(len(ids), -np.inf)
         self.started = np.full(len(ids), -np.inf)  # last start from rest per ball
         self.last_stop = -np.inf
+        self.last_event_t = -np.inf  # of the running shot's last event but its shot_end
+        self.stop_rec: dict[int, tuple[float, float]] = {}  # per ball: (stop time, start of the fitted approach)
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
         self.shot_anchors: dict[int, np.ndarray] = {}
         self.first_hit_t = np.inf  # the shot's first contact of a moving ball
@@ -84,13 +86,7 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         self.last_seen[self.hist.valid[n % self.hist.size]] = self.now
         onsets, stops = self.motion.update(n)
         for st in stops:
-            t_back, xy_back = self.hist.track(st.ball, n - 3 * self.motion.rest_frames, n)
-            if self.phase is ShotPhase.RUNNING and len(t_back) >= 2:  # the way it was rolling when it stopped
-                self.stop_dir[st.ball] = (st.t, xy_back[-1] - xy_back[0])
-            self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
-            self.pots.on_rest(st.ball, st.anchor)
-            if self.phase is ShotPhase.RUNNING:
-                self.last_stop = max(self.last_stop, st.t)
+            self._stopped(st, n)
         for o in onsets:
             self.started[o.ball] = o.t
             self.lines.on_start(o.ball, o.anchor)
@@ -238,10 +234,29 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
                 self.lines_out([cr])
         self.note4 = keep
 
+    def _stopped(self, st: Stop, n: int) -> None:
+        """A ball came to rest: time the stop on its approach since its last kink (a contact or cushion
+        changes the way and the speed), and remember the way it was rolling."""
+        t_from = max([st.since, *self.kinks.get(st.ball, [])])
+        t_stop = self.motion.stop_time(st.ball, n, st.t, t_from) if t_from > st.since else st.t
+        self.stop_rec[st.ball] = (t_stop, t_from)
+        n_from = max(self.hist.counter_at(t_from) + 1, n - 3 * self.motion.rest_frames)
+        t_back, xy_back = self.hist.track(st.ball, n_from, n)
+        way = xy_back[-1] - xy_back[0] if len(t_back) >= 2 else np.zeros(2)
+        # the way it was rolling when it stopped; a stop after a few mm (a crawl's own onset and stop while
+        # that onset is judged) tells no way and keeps the one before
+        if self.phase is ShotPhase.RUNNING and float(np.hypot(*way)) > self.s.rest_radius_mm:
+            self.stop_dir[st.ball] = (t_stop, way)
+        self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
+        self.pots.on_rest(st.ball, st.anchor)
+        if self.phase is ShotPhase.RUNNING:
+            self.last_stop = max(self.last_stop, t_stop)
+
     def _resumed(self, o: Onset) -> bool:
-        """A slow start, soon after the ball came to rest, on along the way it was rolling."""
+        """A slow start, soon after the ball came to rest, on along the way it was rolling: a crawl that
+        only looked still, so the ball is taken as moving all along."""
         t_stop, d = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2)))
-        if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= 2 * self.s.rest_radius_mm:
+        if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
             return False
         away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
         cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
@@ -250,6 +265,7 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
     def _note_emitted(self, ev: Event) -> None:
         if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:
             self.last_stop = max(self.last_stop, ev.t)
+            self.last_event_t = max(self.last_event_t, ev.t)
 
     def _kink(self, b: int, t: float) -> None:
         self.kinks[b] = [*[k for k in self.kinks.get(b, []) if k > self.now - 1.0], t]
@@ -330,7 +346,9 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         if running and not final and n < first + 2 * self.D:
             return False  # a start during a shot: let a slow chain through touching balls show itself
         if all(o.speed < self.s.early_stroke_min_speed_mm_s and self._resumed(o) for o in group):
-            return True  # a crawl that only looked still for a moment: it never stopped
+            for o in group:  # a crawl that only looked still for a moment: it never stopped
+                self.motion.resume(o.ball)
+            return True
         if running and all(o.speed < self.s.early_stroke_min_speed_mm_s for o in group):
             # a slow creep of a ball touching one that was hit in this shot: pushed on, not disturbed
             reach = self.s.cause_gap_mm + self.s.onset_mm  # its rest centre may have crept a little
@@ -446,12 +464,15 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         extra: dict[str, Any] = {"settled_at": round(self.now, 4)}
         if self.lines.crossed_axis:  # for the lag (1.7.2(1)): balls whose centre crossed the long axis
             extra["crossed_long_axis"] = sorted(self.ids[b] for b in self.lines.crossed_axis)
+        t_end = self.last_stop
         if self._moving().any():
             extra["truncated"] = True
+        else:
+            t_end = self._end_time()
         self._emit(
             Event(
                 EventType.SHOT_END,
-                max(self.last_stop, 0.0),
+                max(t_end, 0.0),
                 0,
                 1.0 if "truncated" not in extra else 0.4,
                 positions=positions,
@@ -459,5 +480,17 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
             )
         )
         self.phase = ShotPhase.IDLE
+
+    def _end_time(self) -> float:
+        """When the shot ended: the last stop, each refitted now that its rest after the stop is seen (the
+        rest point is then known, not guessed from a crawl), or the shot's last event if later."""
+        t_end = max(self.last_event_t, self.shot_t0)
+        for b, (t_stop, t_from) in self.stop_rec.items():
+            if t_stop < self.shot_t0 or self.motion.status(b) is not Motion.REST:
+                continue
+            if t_stop >= self.now - 0.5 * self.motion.stop_fit_s:  # its approach is still in the look-back
+                t_stop = self.motion.stop_time(b, self.hist.newest, t_stop, t_from)
+            t_end = max(t_end, t_stop)
+        return t_end
 
     # --- output -----------------------------------------------------------------------------------

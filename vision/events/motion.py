@@ -19,6 +19,10 @@ from vision.events.settings import EventSettings, frames, noise_model
 from vision.types import BallState
 
 _ANCHOR_CAP = 120  # samples averaged into a rest anchor at most: a slow creep still drags it out
+_STOP_FIT_S = 1.2  # look-back of the stop fit: a rolling ball's last few cm at cloth deceleration
+_STOP_REACH_MM = 60.0  # ... over its last this many mm to the rest point (rolling, past any sliding)
+_STOP_AHEAD_S = 0.5  # a stop may be fitted this far past the last sample: a crawl that passed the rest test
+# (below rest_speed_mm_s, 20 mm/s, or a little above it with the noise) runs on for v/a, ~0.2-0.4 s
 
 
 class Motion(StrEnum):
@@ -48,6 +52,7 @@ class Stop:
     ball: int
     t: float
     anchor: np.ndarray
+    since: float  # when the motion that ended here began (its start from rest)
 
 
 @dataclass
@@ -59,6 +64,7 @@ class _Ball:
     off_count: int = 0
     rest_since: float = 0.0
     moving_since: float = 0.0
+    prev_moving: float = 0.0  # moving_since of the motion before the last rest (see `resume`)
     # closed rest periods (start, end, anchor), newest last: what `anchor_at` looks back on
     past: list[tuple[float, float, np.ndarray]] = field(default_factory=list)
 
@@ -72,6 +78,7 @@ class MotionTracker:
         self.fps = fps
         self.balls = [_Ball() for _ in hist.ids]
         self.rest_frames = frames(settings.rest_window_s, fps, 3)
+        self.stop_fit_s = _STOP_FIT_S
 
     def status(self, b: int) -> Motion:
         return self.balls[b].status
@@ -147,8 +154,17 @@ class MotionTracker:
         t_on = self._start_time(b, fit, st.anchor, st.first_off)
         onset = Onset(b, t_on, st.first_off, st.anchor.copy(), fit)
         st.past = [*st.past[-4:], (st.rest_since, t_on, st.anchor.copy())]
+        st.prev_moving = st.moving_since
         st.status, st.moving_since, st.first_off, st.off_count = Motion.MOVING, t_on, None, 0
         return onset
+
+    def resume(self, b: int) -> None:
+        """The ball's last rest was a crawl that only looked still: it has been moving since its previous
+        start, and the rest period is forgotten."""
+        st = self.balls[b]
+        if st.status is Motion.MOVING:
+            st.moving_since = min(st.moving_since, st.prev_moving)
+            st.past = st.past[:-1]
 
     def _start_time(self, b: int, fit: LineFit, anchor: np.ndarray, first_off: int) -> float:
         """When the first moving samples' line passes the anchor, kept between the last rest frame and
@@ -171,28 +187,56 @@ class MotionTracker:
         mean = xy.mean(axis=0)
         if float(np.max(np.hypot(*(xy - mean).T))) > self.s.rest_radius_mm:
             return None
-        t_stop = self._stop_time(b, n, float(t[0]), st.moving_since)
+        drift = fit_line(t, xy, self.s.noise_rest_mm)
+        if drift is not None and drift.speed > self.s.rest_speed_mm_s:
+            return None  # still crawling: compact over the window, but it would run on
+        t_stop = self.stop_time(b, n, float(t[0]), st.moving_since)
         st.status, st.anchor, st.anchor_n, st.rest_since = Motion.REST, mean, len(t), float(t[0])
         st.first_off, st.off_count = None, 0
-        return Stop(b, t_stop, mean.copy())
+        return Stop(b, t_stop, mean.copy(), st.moving_since)
 
-    def _stop_time(self, b: int, n: int, t_window: float, t_moving: float) -> float:
-        """When the ball stopped. Rolling to rest at a constant deceleration, the distance still to go
-        shrinks as the square of the time left, so sqrt(distance to the rest point) falls on a straight
-        line that meets zero at the stop; fitted on the samples clearly away from the rest point."""
-        t, xy = self.hist.track(b, n - 3 * self.rest_frames, n)
-        final = xy[-max(3, self.rest_frames // 3) :].mean(axis=0)  # the mean of the window lags the end
-        r = np.hypot(*(xy - final).T)
-        use = (t >= t_moving) & (r > 3.0 * self.s.noise_rest_mm) & (r < 60.0)
-        if use.sum() < 3:
-            return t_window
-        slope, icpt = np.polyfit(t[use], np.sqrt(r[use]), 1)
-        if slope >= 0:
-            return t_window
-        t_stop = -icpt / slope
-        return float(np.clip(t_stop, t[use][-1], self.hist.time(n)))
+    def stop_time(self, b: int, n: int, t_window: float, t_moving: float) -> float:
+        """When the ball stopped, from its last approach to rest (see `stop_fit`); `t_window` (the start of
+        the rest window) when the approach is too short to fit."""
+        t, xy = self.hist.track(b, n - frames(_STOP_FIT_S, self.fps, 4), n)
+        keep = t >= t_moving
+        t_stop = stop_fit(t[keep], xy[keep], self.s.noise_rest_mm, 1.0 / self.fps)
+        return t_window if t_stop is None else t_stop
 
     def force_rest(self, b: int, p: np.ndarray, t: float) -> None:
         """Seed a ball at rest (the first frame of a stream showing a still table)."""
         st = self.balls[b]
         st.status, st.anchor, st.anchor_n, st.rest_since = Motion.REST, np.asarray(p, float).copy(), 1, t
+
+
+def stop_fit(t: np.ndarray, xy: np.ndarray, noise_mm: float, dt: float) -> float | None:
+    """The time a ball rolling to rest stopped, from samples of its approach and of its rest after it.
+
+    Rolling resistance decelerates a rolling ball at a near-constant rate, so along its path the distance
+    still to go is a/2 (t_s - t)^2 before the stop t_s and zero after it. The model is fitted by least
+    squares (rest point and deceleration linear, t_s scanned at a quarter frame) on the last
+    `_STOP_REACH_MM` of the approach; a crawl that only looked still for a while is timed where it really
+    ends, not where it first looked still. None when the approach is too short to tell (a nudge).
+    """
+    if len(t) < 4:
+        return None
+    end = xy[-3:].mean(axis=0)
+    r = np.hypot(*(xy - end).T)
+    far = np.nonzero(r >= _STOP_REACH_MM)[0]
+    lo = int(far[-1]) + 1 if len(far) else 0
+    t, xy, r = t[lo:], xy[lo:], r[lo:]
+    if len(t) < 4 or np.count_nonzero(r >= 3.0 * noise_mm) < 4:
+        return None  # no approach to fit: a nudge, or a ball long at rest
+    way = end - xy[int(np.argmax(r))]
+    u = way / max(float(np.hypot(*way)), 1e-9)
+    s = (xy - end) @ u  # position along the way, 0 at the rest point
+    ts = np.arange(float(t[0]), float(t[-1]) + _STOP_AHEAD_S + dt / 8, dt / 4)
+    x = -0.5 * np.clip(ts[:, None] - t[None, :], 0.0, None) ** 2  # (M, N): s = s_f + a x
+    xm = x.mean(axis=1, keepdims=True)
+    sxx = ((x - xm) ** 2).sum(axis=1)
+    sxs = ((x - xm) * (s - s.mean())[None, :]).sum(axis=1)
+    ok = (sxx > 1e-12) & (sxs > 0)  # a > 0: decelerating
+    if not ok.any():
+        return None
+    sse = np.where(ok, float(((s - s.mean()) ** 2).sum()) - sxs**2 / np.where(ok, sxx, 1.0), np.inf)
+    return float(ts[int(np.argmin(sse))])

@@ -26,6 +26,9 @@ class EventSettings:
     onset_strong_mm: float = 15.0  # ... confirmed on one frame beyond this (else two consecutive frames)
     rest_radius_mm: float = 4.0  # a ball is at rest when every centre of the rest window is this close to their mean
     rest_window_s: float = 0.2  # ... over this long
+    rest_speed_mm_s: float = 20.0  # ... and its fitted speed over the window is below this: a crawl faster
+    # would run on more than ~2 mm at the cloth's rolling deceleration (~100 mm/s^2), enough with the
+    # noise to leave the rest anchor by onset_mm; still balls fit ~8 mm/s (1.5 mm noise, 12 samples)
     settle_s: float = 0.25  # every ball at rest this long after the last one stopped: the shot has ended
     vanish_s: float = 0.1  # a moving ball unseen this long near a pocket mouth / off the bed is potted / off
 
