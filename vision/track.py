@@ -17,6 +17,7 @@ from calibration.table import Table
 from rules.events import BALL_IDS
 from vision import kalman
 from vision.assign import Hypothesis, ambiguity, contact_pairs, cost_matrix, solve
+from vision.bedgeom import seen_off_bed
 from vision.identity import COLOURED_ID, from_position_map, from_rack, match_positions
 from vision.types import BallClass, BallState, BallStates, Detections
 
@@ -247,16 +248,24 @@ class TrackSet:
             p, v = tr.prev_xy, tr.prev_v
             s = kalman.innovation_std(tr.kf) * (1.0 + tr.misses)
             pred = tr.xy
-            hs = [Hypothesis(self._mirror(pred), max(s, 2.0), 0.0, p, dt)]
+            mirrored = self._mirror(pred)
+            # a bounce loses an unknown part of the speed into the cushion (restitution ~0.5-0.9): the run after
+            # the nose, half the mirror's shift, is uncertain by about half its length
+            bounce = 0.25 * float(np.hypot(*(mirrored - pred)))
+            # its std grows with the frames missed; the wider gate costs 4 ln(1 + misses) (see below)
+            hs = [Hypothesis(mirrored, max(s, 2.0) + bounce, 4.0 * float(np.log1p(tr.misses)), p, dt)]
             speed = float(np.hypot(*v))
             if tr.state == BallState.MOVING:
                 hs.append(Hypothesis(p, 0.5 * speed * dt + 5.0, 2.0, p, dt))
                 if self._near_pocket(pred):
                     hs.append(Hypothesis(pred, max(s, 2.0), 0.5, p, dt))
-            reach = cfg.vmax_mm_s * dt * (1.0 + tr.misses) / 3.0
+            base = cfg.vmax_mm_s * dt / 3.0
+            reach = base * (1.0 + tr.misses)
             if tr.state == BallState.HIDDEN:
                 reach = max(reach, 150.0)
-            hs.append(Hypothesis(p, reach, 6.0, p, dt))
+            # a wider gate is a less likely place (the 2-D Gaussian's normalisation, 4 ln(std)): a ball unseen for
+            # seconds must not take a detection that a ball in view explains only a little worse
+            hs.append(Hypothesis(p, reach, 6.0 + 4.0 * float(np.log(reach / base)), p, dt))
             out.append(hs)
         # contacts between pairs: both balls may stop or start at the contact point
         for i, j, tc in contact_pairs(active, 2.0 * self.R + 6.0, dt):
@@ -356,6 +365,12 @@ class TrackSet:
         cfg = self.config
         tr.misses += 1
         p = tr.prev_xy
+        if tr.state == BallState.MOVING and tr.last_z is not None and seen_off_bed(self.table, tr.last_z):
+            # last seen reaching into a cushion, where no ball on the bed can be: it is in the air over the
+            # cushion (a jump) and gone from view; its blob over the rail may well look like an occluder
+            if tr.misses >= cfg.lost_frames:
+                tr.state = BallState.OFF_TABLE
+            return
         if occluded is not None and occluded(p):
             tr.state = BallState.HIDDEN
             tr.kf.x[:2, 0], tr.kf.x[2:, 0] = p, 0.0
@@ -376,7 +391,9 @@ class TrackSet:
     def _revive(self, dets: Detections, used: set[int]) -> None:
         """A detection no track took: a ball back in play (spotted after a pot) or one never seen. Only once
         it has stayed put for `revive_frames` frames: a hand or a passing cue tip does not."""
-        free = [k for k in range(len(dets)) if k not in used and dets.confidence[k] >= 0.6]
+        # nothing that reaches into a cushion is a ball at rest (a hand or a cue tip on the rail)
+        free = [k for k in range(len(dets))
+                if k not in used and dets.confidence[k] >= 0.6 and not seen_off_bed(self.table, dets.xy_mm[k])]
         pending: list[tuple[np.ndarray, int]] = []
         ready: list[int] = []
         for k in free:

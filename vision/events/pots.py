@@ -3,8 +3,9 @@
 - The tracker marks a ball POTTED: a pot in the pocket whose mouth is nearest the last seen centre
   (confidence lowered when that mouth is farther than `pocket_reach_mm`). The time is half a frame after
   the last frame the ball was seen on the bed.
-- A moving ball that goes unseen for `vanish_s` with its last centre near a pocket mouth and heading into
-  it: a pot (confidence 0.8); with its last centre off the bed elsewhere: off_table (0.6).
+- A moving ball that goes unseen for `vanish_s`: off_table (0.6) when its last centre reached into a cushion
+  (no ball on the bed can be there: it was in the air, `vision.bedgeom`); else a pot (0.8) when that centre
+  was near a pocket mouth and heading into it; off_table (0.6) when it was off the bed elsewhere.
 - A ball that rattles in the jaws and comes back is never marked gone, so it is not a pot (1.22.5).
 - A ball that comes to rest hanging in a mouth (centre farther out than a ball frozen to the cushion could
   be) and drops later is a pot with extra {"hanging": true}, plus {"late": true} when the shot had ended (1.23).
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import Table
+from vision.bedgeom import seen_off_bed
 from vision.events.history import History
 from vision.events.settings import EventSettings
 from vision.types import BallState
@@ -104,6 +106,8 @@ class PotWatcher:
     def _vanished(self, b: int, t: float, shot_running: bool) -> Gone | None:
         """A moving ball lost from view: potted near a mouth, off the table beyond the bed, else hidden."""
         xy = self.last_xy[b]
+        if seen_off_bed(self.table, xy):
+            return Gone(b, "off_table", t, None, 0.6)  # last seen reaching into a cushion: in the air over it
         name, dist = self.table.nearest_pocket(xy)
         if dist <= self.s.pocket_reach_mm:
             heading = xy - self.prev_xy[b]

@@ -1,0 +1,117 @@
+"""Balls leaving the bed: a jump over a corner pocket is off the table, not a pot; nothing that reaches into a
+cushion is taken for a ball at rest; a long-hidden track does not steal a ball bouncing off a cushion."""
+
+from __future__ import annotations
+
+import numpy as np
+from track_fakes import dets
+
+from calibration.table import Table
+from vision.bedgeom import AIRBORNE_OVERLAP_MM, cushion_overlap_mm
+from vision.events.history import History
+from vision.events.pots import PotWatcher
+from vision.events.settings import EventSettings
+from vision.track import TrackSet
+from vision.types import BallState, BallStates
+
+FPS = 60.0
+TABLE = Table.load("pyramid-12ft")
+R = TABLE.ball_radius
+HL, HW = TABLE.half_length, TABLE.half_width
+JAW = np.array(TABLE.cushions["rear"].a)  # the rear cushion's jaw tip at the rear-left pocket
+
+
+def test_overlap_is_zero_for_a_frozen_ball_and_large_past_a_nose() -> None:
+    assert abs(cushion_overlap_mm(TABLE, (HL - R, 0.0))) < 1e-9  # frozen to the rear cushion
+    assert cushion_overlap_mm(TABLE, (0.0, 0.0)) < -800
+    assert cushion_overlap_mm(TABLE, (-HL + 4.0, 227.0)) > 25  # a blob on the front cushion
+    assert cushion_overlap_mm(TABLE, (HL + 50.0, 0.0)) > R + 49  # over the rail
+    mouth = np.asarray(TABLE.pockets["rear_left"].mouth_centre)
+    assert cushion_overlap_mm(TABLE, mouth) < 0  # a ball dropping on the pocket's axis touches no jaw
+    assert cushion_overlap_mm(TABLE, JAW + np.array([-9.0, 17.0])) > AIRBORNE_OVERLAP_MM  # across the jaw tip
+
+
+def _jump_frames() -> tuple[np.ndarray, list[list[tuple[float, float]]]]:
+    """A jumped ball's image on the plane z = R: a straight run that ends reaching across the rear jaw tip of
+    the rear-left pocket (it is over the rail), then gone; ball 2 rests far away."""
+    end = JAW + np.array([-9.0, 17.0])
+    start = end - np.array([737.0, 584.0])
+    frames: list[list[tuple[float, float]]] = [[tuple(start), (-600.0, 250.0)]] * 5
+    for k in range(1, 16):
+        frames.append([tuple(start + (end - start) * k / 15), (-600.0, 250.0)])
+    frames += [[(-600.0, 250.0)]] * 6
+    return end, frames
+
+
+def test_ball_seen_across_a_jaw_then_gone_is_off_the_table_even_under_its_own_blob() -> None:
+    _, frames = _jump_frames()
+    ts = TrackSet(TABLE, ("C", "2"), {"C": frames[0][0], "2": (-600.0, 250.0)})
+    for f, pts in enumerate(frames):
+        # the ball over the rail looks like an occluder reaching onto the rail
+        st = ts.step(dets(pts, seed=f), f / FPS, lambda p: bool(p[0] > HL - 200.0))
+    assert st.state_of("C") == BallState.OFF_TABLE
+    assert st.state_of("2") == BallState.STATIONARY
+
+
+def test_ball_rolling_into_the_corner_on_its_axis_is_still_potted() -> None:
+    pk = TABLE.pockets["rear_left"]
+    mouth, out = np.asarray(pk.mouth_centre), np.asarray(pk.outward)
+    start = mouth - out * 700.0
+    ts = TrackSet(TABLE, ("1", "2"), {"1": tuple(start), "2": (0.0, 0.0)})
+    for f in range(40):
+        p = start + out * 2500.0 * f / FPS
+        on = float(np.dot(p - mouth, out)) < 20.0
+        st = ts.step(dets(([tuple(p)] if on else []) + [(0.0, 0.0)], seed=f), f / FPS)
+    assert st.state_of("1") == BallState.POTTED
+
+
+def test_nothing_reaching_into_a_cushion_revives_a_ball() -> None:
+    ts = TrackSet(TABLE, ("1", "2"), {"1": (0.0, 0.0)})  # ball 2 not on the table
+    for f in range(40):  # a cue tip resting on the front cushion: ball-sized, still, 30 mm into the cushion
+        st = ts.step(dets([(0.0, 0.0), (-HL + 4.0, 227.0)], seed=f), f / FPS)
+    assert st.state_of("2") == BallState.UNKNOWN
+    for f in range(40, 80):  # a ball put down frozen to that cushion does come into play
+        st = ts.step(dets([(0.0, 0.0), (-HL + R + 1.0, 227.0)], seed=f), f / FPS)
+    assert st.state_of("2") == BallState.STATIONARY
+
+
+def test_long_hidden_track_does_not_take_a_ball_bouncing_off_a_cushion() -> None:
+    """Ball 2 was stated but never seen (hidden at its place for seconds); ball 1 runs into the left cushion
+    and comes off it slower (restitution 0.6), away from where a straight mirror would put it."""
+    p0, v0 = np.array([1219.0, 355.0]), np.array([2000.0, 3400.0])
+    ts = TrackSet(TABLE, ("1", "2"), {"1": tuple(p0), "2": (-1500.0, -600.0)})
+    for f in range(200):  # ball 2 unseen all along, ball 1 at rest
+        ts.step(dets([tuple(p0)], seed=f), f / FPS)
+    lim = HW - R
+    p, v = p0.copy(), v0.copy()
+    for f in range(200, 240):
+        dt = 1.0 / FPS
+        q = p + v * dt
+        if q[1] > lim:  # bounce: the part of the step after the contact runs at the new velocity
+            frac = (lim - p[1]) / (q[1] - p[1])
+            v = np.array([v[0] * 0.9, -v[1] * 0.6])
+            q = np.array([p[0] + (q[0] - p[0]) * frac, lim]) + v * dt * (1.0 - frac)
+        p = q
+        st = ts.step(dets([tuple(p)], seed=f), f / FPS)
+        assert np.hypot(*(st.xy_mm[0] - p)) < 30.0, f"ball 1 lost at frame {f}"
+        assert st.state_of("1") == BallState.MOVING
+    assert st.state_of("2") == BallState.HIDDEN
+
+
+def _states(f: int, xy: np.ndarray, state: BallState) -> BallStates:
+    return BallStates(frame=f, t=f / FPS, ids=("C",), xy_mm=xy.reshape(1, 2), vel_mm_s=np.zeros((1, 2)),
+                      state=np.array([int(state)], np.int8), confidence=np.ones(1), id_confidence=np.ones(1))
+
+
+def test_moving_ball_lost_across_a_jaw_is_off_table_not_a_pot() -> None:
+    """The event layer's own vanish rule (the tracker only says HIDDEN): last seen where no ball on the bed
+    can be, heading out over the corner."""
+    end, frames = _jump_frames()
+    w = PotWatcher(TABLE, EventSettings(), 1, FPS)
+    hist = History(("C",), 64)
+    out = []
+    for f, pts in enumerate(frames):
+        c = np.asarray(pts[0]) if len(pts) == 2 else end
+        n = hist.push(_states(f, c, BallState.MOVING if len(pts) == 2 else BallState.HIDDEN))
+        out += w.update(hist, n, np.array([f >= 5]), True)
+    assert [g.kind for g in out] == ["off_table"]

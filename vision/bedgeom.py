@@ -1,0 +1,52 @@
+"""Where a ball's centre can be while the ball lies on the bed, and what it means when it is seen elsewhere.
+
+A ball on the bed never reaches into a cushion: its centre stays at least R from every nose segment (the jaw
+tips are the segments' ends), or it is inside a pocket's mouth region on its way down. Seen from above, a
+ball whose centre reaches into the cushion by much more than the rubber gives and the measurement errs is
+not on the bed: it is in the air (a jump: its image on the plane z = R slides outward from the camera, away
+from the nadir) or it is not a ball at all (a hand, a cue tip on the rail).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from calibration.table import Table
+
+# How far a ball on the bed can seem to reach into a cushion: the nose gives a few mm under a hard hit
+# (~5 mm), plus 3 sigma of the centre measurement near a cushion (~4.5 mm), plus a margin. A jumping ball
+# seen over the cushion reaches a ball radius or more; the hand or cue on the rail reaches further still.
+AIRBORNE_OVERLAP_MM = 12.0
+
+
+def cushion_overlap_mm(table: Table, xy: np.ndarray | tuple[float, float]) -> float:
+    """How far (mm) a ball centred at xy would reach into the cushions: R minus its distance to the nearest
+    nose segment, R plus the depth when the centre is past a nose line; negative when clear. A centre outside
+    the noses' rectangle that no pocket mouth holds counts as past the nose."""
+    p = np.asarray(xy, dtype=float)[:2]
+    if not np.all(np.isfinite(p)):
+        return -math.inf
+    r = table.ball_radius
+    out_x = abs(float(p[0])) - table.half_length
+    out_y = abs(float(p[1])) - table.half_width
+    worst = -math.inf
+    if (out_x > 0.0 or out_y > 0.0) and table.pocket_at(p) is None:
+        worst = r + max(out_x, out_y)
+    for c in table.cushions.values():
+        a, b = np.asarray(c.a, dtype=float), np.asarray(c.b, dtype=float)
+        ab = b - a
+        s = float(np.dot(p - a, ab) / np.dot(ab, ab))
+        inside = float(np.dot(p - a, np.asarray(c.normal)))  # > 0 on the bed side
+        if 0.0 <= s <= 1.0 and inside < 0.0:
+            worst = max(worst, r - inside)
+            continue
+        q = a + min(max(s, 0.0), 1.0) * ab
+        worst = max(worst, r - float(np.hypot(*(p - q))))
+    return worst
+
+
+def seen_off_bed(table: Table, xy: np.ndarray | tuple[float, float], tol_mm: float = AIRBORNE_OVERLAP_MM) -> bool:
+    """Is a ball seen at xy somewhere a ball on the bed cannot be (reaching into a cushion beyond tol_mm)?"""
+    return cushion_overlap_mm(table, xy) > tol_mm
