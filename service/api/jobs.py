@@ -15,7 +15,7 @@ import json
 import threading
 import time
 import traceback
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +48,13 @@ class JobRunner:
     def submit(self, analysis_id: int) -> None:
         self.futures[analysis_id] = self._pool.submit(self._run, analysis_id)
 
-    def shutdown(self) -> None:
-        """Stop running analyses at their next frame (they stay resumable) and drop queued ones."""
+    def shutdown(self, wait_s: float = 10.0) -> None:
+        """Stop running analyses at their next frame (they stay queued, to resume at the next start) and
+        drop queued ones; wait up to `wait_s` for the workers to record that (a frame takes milliseconds,
+        but the first one of a run waits for the calibration)."""
         self._stop.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        wait([f for f in self.futures.values() if not f.done()], timeout=wait_s)
 
     def _run(self, analysis_id: int) -> None:
         conn = db.connect(self.settings.database)

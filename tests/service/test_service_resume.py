@@ -8,16 +8,22 @@ events stored past it) and is killed with SIGKILL; the second one resumes the jo
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
+import numpy as np
 import pytest
-from svc_fakes import free_port, write_video
+from svc_fakes import LiveServer, ScriptedDetector, ScriptedPerception, free_port, scripted_stages, write_video
+
+from calibration.table import Table
+from service.pipeline.run import AnalyzeConfig, Stages
+from vision.types import BallStates
 
 SCRIPT = Path(__file__).with_name("serve_scripted.py")
 N_FRAMES = 200
@@ -135,3 +141,50 @@ def test_failed_analysis_resumes_on_request(tmp_path: Path, servers: list[Server
         assert [(e["type"], e["data"]["frame"]) for e in events] == expected_frames()
         again = c.post(f"/analyses/{job['id']}/resume")
         assert again.status_code == 409 and "only a failed one" in again.json()["detail"]
+
+
+class SlowPerception(ScriptedPerception):
+    """Takes `delay` s per frame (wall clock), so a shutdown finds the analysis running."""
+
+    delay: ClassVar[float] = 0.02
+
+    def update(self, image: np.ndarray, frame: int, t: float) -> BallStates:
+        time.sleep(SlowPerception.delay)
+        return super().update(image, frame, t)
+
+
+def slow_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+    base = scripted_stages(cfg, table, image, fps)
+    return Stages(base.calibration, SlowPerception(), ScriptedDetector())
+
+
+def test_graceful_shutdown_leaves_the_analysis_queued_and_the_next_start_finishes_it(tmp_path: Path) -> None:
+    clip = write_video(tmp_path / "clip.mp4", 600)  # 20 s of video: at 20 ms a frame, 12 s of analysis
+    SlowPerception.delay = 0.02
+    srv = LiveServer(tmp_path / "data", stage_factory=slow_stages)
+    srv.settings.checkpoint_every_s = 1.0
+    srv.start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=10) as c:
+            job = c.post("/analyses", json={"video_path": str(clip)}).json()
+            wait_until(lambda: len(c.get(f"/matches/{job['match_id']}/events").json()) >= 4, "events to arrive")
+    finally:
+        srv.stop()
+    SlowPerception.delay = 0.0
+    srv2 = LiveServer(tmp_path / "data", stage_factory=slow_stages)
+    with sqlite3.connect(srv2.settings.database) as conn:  # as the stopped service left it
+        status, message = conn.execute("SELECT status, message FROM analyses WHERE id = ?", (job["id"],)).fetchone()
+    assert status == "queued" and "stopped by a service shutdown" in message
+    srv2.start()
+    try:
+        with httpx.Client(base_url=srv2.url, timeout=10) as c:
+            wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] not in ("queued", "running"),
+                       "the resumed analysis to finish")
+            final = c.get(f"/analyses/{job['id']}").json()
+            assert final["status"] == "done" and "resumed after an interruption" in final["message"], final
+            events = c.get(f"/matches/{job['match_id']}/events").json()
+            kinds = {5: "shot_start", 15: "ball_contact", 30: "shot_end"}
+            assert [(e["type"], e["data"]["frame"]) for e in events] == \
+                [(kinds[f % 40], f) for f in range(600) if f % 40 in kinds]
+    finally:
+        srv2.stop()
