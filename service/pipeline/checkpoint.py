@@ -8,19 +8,41 @@ the recorded length, drops annotated parts written after the checkpoint, seeks t
 tracker and detector (or, if they could not be pickled, starts fresh ones: the balls are at rest at a
 shot boundary, so a fresh tracker re-acquires them on the next frames). Verdicts are re-derived by folding
 the events again, which is cheap and exact.
+
+The pickle is only restored by the code that wrote it: the checkpoint records a digest of the source of
+the packages whose objects it holds, and after an upgrade (a service restarted on new code) the stages
+start fresh instead of running old objects under new methods.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
 import os
 import pickle
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 CHECKPOINT = "checkpoint.json"
 STATE_PICKLE = "checkpoint.pkl"
+# The packages whose objects the pickled stages hold (tracker, event detector, calibration, schema).
+PICKLED_PACKAGES = ("vision", "calibration", "rules", "service")
+
+
+@cache
+def code_digest() -> str:
+    """A digest of the source of PICKLED_PACKAGES as this process runs it (computed once)."""
+    h = hashlib.sha256()
+    for name in PICKLED_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        for root in (spec.submodule_search_locations or []) if spec else []:
+            for path in sorted(Path(root).rglob("*.py")):
+                h.update(str(path.relative_to(root)).encode())
+                h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 @dataclass
@@ -37,6 +59,7 @@ class Checkpoint:
     info: dict[str, Any] = field(default_factory=dict)  # opening decision, calibration source, game
     complete: bool = False
     has_state: bool = False
+    code: str = ""  # code_digest() of the process that pickled the stages
 
 
 def save(out: Path, ckpt: Checkpoint, stages: Any = None) -> None:
@@ -47,7 +70,7 @@ def save(out: Path, ckpt: Checkpoint, stages: Any = None) -> None:
             tmp = out / (STATE_PICKLE + ".tmp")
             tmp.write_bytes(blob)
             os.replace(tmp, out / STATE_PICKLE)
-            ckpt.has_state = True
+            ckpt.has_state, ckpt.code = True, code_digest()
         except (pickle.PicklingError, TypeError, AttributeError):
             ckpt.has_state = False
     tmp = out / (CHECKPOINT + ".tmp")
@@ -66,9 +89,11 @@ def load(out: Path) -> Checkpoint | None:
 
 
 def load_state(out: Path) -> Any:
-    """The pickled stages of our own checkpoint (a file this program wrote in the output folder)."""
+    """The pickled stages of our own checkpoint (a file this program wrote in the output folder); None
+    when there are none, or they were written by other code (see the module docstring)."""
     path = out / STATE_PICKLE
-    if not path.exists():
+    ckpt = load(out)
+    if not path.exists() or ckpt is None or ckpt.code != code_digest():
         return None
     try:
         return pickle.loads(path.read_bytes())

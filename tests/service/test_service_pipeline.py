@@ -82,6 +82,33 @@ def test_resume_after_a_crash_gives_the_same_outputs(clip: Path, tmp_path: Path)
         assert sum(1 for _ in c.decode(video=0)) == 120
 
 
+def test_stages_pickled_by_other_code_are_not_restored(clip: Path, tmp_path: Path) -> None:
+    """After an upgrade the pickled tracker and detector would run under new methods: a checkpoint whose
+    code digest differs restarts the stages at its shot boundary instead; the outputs are still whole."""
+    out = tmp_path / "out"
+
+    def crash(done: int, total: int, t: float) -> None:
+        if done == 100:
+            raise Crash
+
+    with pytest.raises(Crash):
+        analyze(AnalyzeConfig(clip, out, checkpoint_every_s=0.5), Hooks(on_progress=crash), scripted_stages,
+                counting_judge)
+    ckpt = ck.load(out)
+    assert ckpt is not None and ckpt.has_state and ckpt.code == ck.code_digest()
+    assert ck.load_state(out) is not None
+    ckpt.code = "written-by-older-code"
+    ck.save(out, ckpt)
+    assert ck.load_state(out) is None
+    notes: list[str] = []
+    analyze(AnalyzeConfig(clip, out, checkpoint_every_s=0.5, resume=True), Hooks(on_note=notes.append),
+            scripted_stages, counting_judge)
+    assert any("tracker restarted at a shot boundary" in n for n in notes)
+    whole = tmp_path / "whole"
+    analyze(AnalyzeConfig(clip, whole, checkpoint_every_s=0.5), None, scripted_stages, counting_judge)
+    assert _events(out) == _events(whole)
+
+
 def test_mp4_cut_before_its_index_gives_a_report_that_says_so(make_clip, tmp_path: Path) -> None:
     src = make_clip("full.mp4", 120)
     broken = tmp_path / "broken.mp4"
