@@ -16,7 +16,8 @@ const el = (tag, text, cls) => { const e = document.createElement(tag); if (text
 
 async function api(method, path, body) {
   const opts = { method, headers: {} };
-  if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
+  if (body instanceof FormData) opts.body = body;  // multipart: the browser sets the boundary
+  else if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
   const res = await fetch(path, opts);
   const data = res.headers.get("content-type")?.includes("json") ? await res.json() : await res.text();
   if (!res.ok) {
@@ -176,14 +177,23 @@ function wireInputs() {
       await selectMatch(m.id);
     } catch (e) { alert(e.message); }
   });
-  $("#new-analysis").addEventListener("submit", async (ev) => {
-    ev.preventDefault(); const d = formData(ev.target);
+  const startAnalysis = async (request) => {
+    const status = $("#analysis-status");
+    status.textContent = "sending ..."; status.className = "";
     try {
-      const a = await api("POST", "/analyses", { video_path: d.video_path });
-      $("#analysis-status").textContent = `analysis ${a.id}: ${a.status}`;
+      const a = await request();
+      status.textContent = `analysis ${a.id}: ${a.status}`;
       await selectMatch(a.match_id);
       pollAnalysis(a.id);
-    } catch (e) { $("#analysis-status").textContent = `refused: ${e.message}`; }
+    } catch (e) { status.textContent = `refused: ${e.message}`; status.className = "err"; }
+  };
+  $("#new-analysis").addEventListener("submit", (ev) => {
+    ev.preventDefault(); const d = formData(ev.target);
+    startAnalysis(() => api("POST", "/analyses", { video_path: d.video_path }));
+  });
+  $("#upload-analysis").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    startAnalysis(() => api("POST", "/analyses/upload", new FormData(ev.target)));
   });
 }
 

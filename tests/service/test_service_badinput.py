@@ -201,3 +201,11 @@ def test_identify_is_stored_judged_as_nothing_and_reaches_vision(tmp_path: Path)
             assert len(verdicts) == 3 and not any("identify" in json.dumps(v) for v in verdicts)
     finally:
         srv.stop()
+
+
+def test_analysis_shows_the_game_and_table_it_runs_with(client: httpx.Client, videos: dict[str, Path]) -> None:
+    r = client.post("/analyses", json={"video_path": str(videos["clip"]), "game": "free", "table": "pyramid-10ft"})
+    assert r.status_code == 202, r.text
+    assert (r.json()["game"], r.json()["table"]) == ("free", "pyramid-10ft")
+    job = wait_job(client, r.json())
+    assert (job["status"], job["game"], job["table"]) == ("done", "free", "pyramid-10ft"), job

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from svc_fakes import CHROMIUM_ARGS, LiveServer
+from svc_fakes import CHROMIUM_ARGS, LiveServer, write_video
 from test_service_api import legal_break, miss
 
 
@@ -157,3 +157,23 @@ def test_page_reconnects_after_a_server_restart_and_misses_nothing(tmp_path: Pat
         assert feed.count("verdict shot 1:") == 1 and feed.count("verdict shot 2:") == 1
     finally:
         srv2.stop()
+
+
+def test_upload_from_the_page_refuses_a_non_video_and_analyses_a_video(live_server: LiveServer, page,  # type: ignore[no-untyped-def]
+                                                                       tmp_path: Path) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(live_server.url)
+    (tmp_path / "notes.mp4").write_text("not a video")
+    page.set_input_files("[data-testid=upload-form] input[name=file]", str(tmp_path / "notes.mp4"))
+    page.click("[data-testid=upload]")
+    page.wait_for_selector("[data-testid=analysis-status].err")
+    assert "not a readable video" in page.inner_text("[data-testid=analysis-status]")
+
+    page.set_input_files("[data-testid=upload-form] input[name=file]", str(write_video(tmp_path / "clip.mp4", 120)))
+    page.click("[data-testid=upload]")
+    page.wait_for_function("document.querySelectorAll('[data-testid=verdicts] tr').length === 3", timeout=60_000)
+    page.wait_for_function(
+        "document.querySelector('[data-testid=analysis-status]').textContent.includes('done')", timeout=60_000)
+    page.wait_for_selector("#report a[href$='/report']")
+    assert errors == []

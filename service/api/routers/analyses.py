@@ -22,13 +22,19 @@ from service.pipeline.video import ReadStatus, probe, read_frames
 router = APIRouter(prefix="/analyses", tags=["analyses"])
 
 
-def to_public(a: db.AnalysisRow, report: bool = False) -> AnalysisPublic:
+def to_public(a: db.AnalysisRow, match: db.MatchRow | None = None) -> AnalysisPublic:
+    """The job as the API shows it; the game and table are its match's."""
     done = a.status is db.AnalysisStatus.DONE
     return AnalysisPublic(
         id=a.id, match_id=a.match_id, video=a.video, status=str(a.status), progress=a.progress, message=a.message,
         created_at=a.created_at, updated_at=a.updated_at,
-        report_url=f"/matches/{a.match_id}/report" if done or report else None,
+        report_url=f"/matches/{a.match_id}/report" if done else None,
+        game=match.game if match else None, table=match.table_spec if match else "pyramid-12ft",
     )
+
+
+def _public(session: db.sqlite3.Connection, a: db.AnalysisRow) -> AnalysisPublic:
+    return to_public(a, db.get_match(session, match_id=a.match_id))
 
 
 def check_video(video: Path) -> None:
@@ -66,7 +72,7 @@ def _start(session: db.sqlite3.Connection, jobs: JobsDep, settings: Settings, vi
     out = settings.data_dir / "analyses" / f"{match.id}-{uuid.uuid4().hex[:8]}"
     row = db.create_analysis(session, match_id=match.id, video=str(video), out_dir=str(out))
     jobs.submit(row.id)
-    return to_public(row)
+    return to_public(row, match)
 
 
 @router.post("", status_code=202)
@@ -112,7 +118,7 @@ def upload_analysis(
 
 @router.get("")
 def list_analyses(session: SessionDep) -> list[AnalysisPublic]:
-    return [to_public(a) for a in db.list_analyses(session)]
+    return [_public(session, a) for a in db.list_analyses(session)]
 
 
 @router.get("/{analysis_id}")
@@ -120,7 +126,7 @@ def read_analysis(session: SessionDep, analysis_id: int) -> AnalysisPublic:
     a = db.get_analysis(session, analysis_id=analysis_id)
     if a is None:
         raise HTTPException(status_code=404, detail=f"no analysis with id {analysis_id}")
-    return to_public(a)
+    return _public(session, a)
 
 
 @router.post("/{analysis_id}/resume", status_code=202)
@@ -138,4 +144,4 @@ def resume_analysis(session: SessionDep, jobs: JobsDep, analysis_id: int) -> Ana
     jobs.submit(a.id)
     found = db.get_analysis(session, analysis_id=a.id)
     assert found is not None
-    return to_public(found)
+    return _public(session, found)
