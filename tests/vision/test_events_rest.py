@@ -11,6 +11,7 @@ from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import EventSettings, detect_events
+from vision.types import BallState
 
 TABLE = Table.load()
 R = TABLE.ball_radius
@@ -79,3 +80,42 @@ def test_stop_fit_times_a_constant_deceleration() -> None:
     # a ball long at rest has no approach to fit
     still = np.array([100.0, -50.0]) + rng.normal(0.0, 1.5, (len(t), 2))
     assert stop_fit(t, still, 1.5, 1 / 30) is None
+
+
+def _still_then(fps: float, after: np.ndarray, hidden: slice | None = None, moving: bool = False) -> list[Event]:
+    """Ball 5 at rest for 1 s, then at the positions `after` (one per frame); ball C at rest throughout."""
+    n0 = int(fps)
+    pos = np.zeros((n0 + len(after), 2, 2))
+    pos[:, 0] = (-800.0, 0.0)
+    pos[:n0, 1] = (300.0, 200.0)
+    pos[n0:, 1] = after
+    state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
+    state[n0:, 1] = BallState.MOVING if moving else BallState.STATIONARY
+    if hidden is not None:
+        state[hidden, 1] = BallState.HIDDEN  # under the arm
+    t = np.arange(len(pos)) / fps
+    states = noisy_states(t, pos, state, ("C", "5"), NoiseModel(0.7, 1.5, 0.0, 4))
+    return [e for e in detect_events(TABLE, fps, states) if e.type in SEGMENT]
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_jump_of_the_tracked_centre_starts_nothing(fps: float) -> None:
+    # an identity swap: ball 5's track jumps 230 mm in a frame and sits still there
+    assert _still_then(fps, np.tile([[100.0, 110.0]], (int(fps), 1))) == []
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_ball_found_still_elsewhere_after_the_arm_hid_it_starts_nothing(fps: float) -> None:
+    # the referee's hand put it down 400 mm away while the arm hid it: no motion was seen
+    n = int(fps)
+    assert _still_then(fps, np.tile([[-100.0, 100.0]], (n, 1)), slice(n - 5, n + 10)) == []
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_ball_struck_under_the_cue_is_still_a_stroke(fps: float) -> None:
+    # hidden at the stroke, seen again rolling away: a shot starts
+    n = int(fps)
+    k = np.arange(1, n + 1)[:, None] / fps
+    rolling = np.array([300.0, 200.0]) + np.array([900.0, 0.0]) * k - 0.5 * np.array([150.0, 0.0]) * k**2
+    events = _still_then(fps, rolling, slice(n - 2, n + 3), moving=True)
+    assert [e.type for e in events][:1] == [EventType.SHOT_START] and events[0].ball == "5"

@@ -20,7 +20,7 @@ from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, pair_candidates, verify_contact
 from vision.events.cushions import Boundary, Touch, touch_candidates, verify_touch
 from vision.events.history import History
-from vision.events.lines import Crossing, LineWatcher
+from vision.events.lines import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S, Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
@@ -341,6 +341,8 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
             if len(group) > 1:
                 self._cluster_pairs(group)
             return True
+        if all(self._jumped(o) for o in group):
+            return True  # the tracked centre jumped (identity swap, a hidden ball re-found elsewhere): no start
         first = min(o.n_first for o in group)
         running = self.phase is ShotPhase.RUNNING
         if running and not final and n < first + 2 * self.D:
@@ -364,6 +366,25 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
                 self._contact_from_start(striker.ball, o)
         self._uncaused_start(striker, group)
         return True
+
+    def _jumped(self, o: Onset) -> bool:
+        """The start is a jump of the tracked centre, not a ball set moving: its first step off the rest
+        position is faster than any ball runs, or much faster than the ball runs after it (a struck ball
+        leaves at its highest speed and friction only slows it; a ball stopped dead at once by another
+        has set that one moving, so its start is caused and never judged here); or the ball was unseen
+        (under the arm or cue, lost) and is found elsewhere sitting still: no motion was seen at all."""
+        before, _ = self.hist.track(o.ball, o.n_first - self.hist.size, o.n_first - 1)
+        t, xy = self.hist.track(o.ball, o.n_first, self.hist.newest)
+        if len(t) < 2:
+            return False
+        # unseen all the history long: it was at least that long away
+        gap = float(t[0] - (before[-1] if len(before) else self.hist.time(self.hist.oldest)))
+        step = float(np.hypot(*(xy[0] - o.anchor))) / max(gap, 1e-9)
+        after = np.hypot(*np.diff(xy, axis=0).T) / np.maximum(np.diff(t), 1e-9)
+        if step > MAX_SPEED_MM_S or step > float(np.max(after)) + JUMP_EXCESS_MM_S:
+            return True
+        unseen = gap > 2.5 / self.fps
+        return unseen and float(np.max(np.hypot(*(xy - xy[0]).T))) <= self.s.rest_radius_mm
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving or just-hit ball
