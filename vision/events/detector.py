@@ -18,7 +18,7 @@ from calibration.table import Table
 from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, pair_candidates, verify_contact
-from vision.events.cushions import Boundary, Touch, touch_candidates, verify_touch
+from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touch
 from vision.events.history import History
 from vision.events.lines import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S, Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop
@@ -161,11 +161,16 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         return True
 
     def _frozen_push(self, c: Contact) -> None:
-        """A ball at rest frozen to a cushion, struck with an impulse into that cushion, touches it."""
+        """A ball at rest frozen to a cushion, struck with an impulse into that cushion, touches it; one near
+        a cushion (within 2R) struck into it touches it when seen coming back off it or sent at it fast enough
+        (`driven_into`)."""
         for ball, direction, piece in ((c.b, c.u, c.pieces[1]), (c.a, -c.u, c.pieces[0])):
-            if not piece.at_rest_before:
+            # at rest before the hit (the contact's own pieces may straddle a bounce off the cushion)
+            anchor = piece.pre.p0 if piece.at_rest_before else None
+            for dt in (1.0 / self.fps, self.s.cause_window_s):  # the start may be dated a little early
+                anchor = anchor if anchor is not None else self.motion.anchor_at(ball, c.t - dt)
+            if anchor is None:
                 continue
-            anchor = piece.pre.p0
             for name, gap in self.table.frozen_cushions(anchor, self.s.frozen_tol_mm):
                 normal = np.asarray(self.table.cushions[name].normal)
                 if -float(np.dot(direction, normal)) >= self.s.frozen_push_min_cos:
@@ -181,6 +186,12 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
                             extra={"frozen": True, "gap_mm": round(gap, 2)},
                         )
                     )
+            striker = c.pieces[1] if piece is c.pieces[0] else c.pieces[0]
+            speed = max(0.0, float(np.dot(striker.pre.v, direction)))  # equal masses: the object takes it
+            hit = (c.t, direction, speed, c.confidence)
+            tc = driven_into(self.hist, self.bound, self.s, ball, anchor, hit, self.R, self.hist.newest)
+            if tc is not None:
+                self._touch(tc)  # near a cushion, not frozen to it
 
     def _touch(self, tc: Touch) -> None:
         key = (tc.ball, tc.cushion)
