@@ -11,7 +11,6 @@ are not appended a second time; the stored lines are never removed.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import traceback
@@ -34,8 +33,46 @@ class Stopped(Exception):
     """The service is shutting down: the analysis stops at the next frame and resumes at the next start."""
 
 
-def _canonical(d: dict[str, Any]) -> str:
-    return json.dumps(json.loads(json.dumps(d)), sort_keys=True)
+# A re-made event this many frames from a stored one of the same kind is that event (a tracker restarted
+# at the checkpoint, after an upgrade, may time a contact or a stop a frame or two apart).
+FRAME_SLACK = 2
+
+
+def _key(d: dict[str, Any]) -> tuple[Any, ...]:
+    """What an event is about, apart from its timing and measurements."""
+    return (d.get("type"), d.get("ball"), tuple(d.get("balls") or ()), d.get("cushion"), d.get("pocket"),
+            d.get("line"), d.get("to"))
+
+
+class Overlap:
+    """The events an interrupted run stored for the video after its checkpoint, which the resumed run makes
+    again: each re-made event that matches one is not written twice; one that does not, within the time the
+    stored run covered, is not written either (the log keeps what the live feed already showed); later ones
+    and late pots (emitted after the fact) are new."""
+
+    def __init__(self, stored: list[dict[str, Any]]) -> None:
+        self.pending = [(_key(d), int(d.get("frame", 0))) for d in stored]
+        self.t_last = max((float(d.get("t", 0.0)) for d in stored), default=float("-inf"))
+        self.matched = self.differed = 0
+
+    def already_stored(self, d: dict[str, Any]) -> bool:
+        k, f = _key(d), int(d.get("frame", 0))
+        for i, (pk, pf) in enumerate(self.pending):
+            if pk == k and abs(pf - f) <= FRAME_SLACK:
+                del self.pending[i]
+                self.matched += 1
+                return True
+        if float(d.get("t", 0.0)) <= self.t_last and not d.get("late"):
+            self.differed += 1
+            return True
+        return False
+
+    def summary(self) -> str:
+        out = f"{self.matched} events after the checkpoint were already in the log and were not written again"
+        if self.differed or self.pending:
+            out += (f"; the re-analysis differed there: {self.differed} events it made were not written, "
+                    f"{len(self.pending)} stored ones it did not make were kept (the report shows the re-analysis)")
+        return out
 
 
 class JobRunner:
@@ -82,23 +119,18 @@ class JobRunner:
         last = [0.0]
         out = Path(job.out_dir)
         own = db.read_analysis_log(conn, analysis_id=job.id)
-        stored = [_canonical(r.data) for r in own if r.kind is db.LogKind.EVENT]
+        stored = [r.data for r in own if r.kind is db.LogKind.EVENT]
         header_done = any(r.kind is db.LogKind.INPUT for r in own)
         prev = ck.load(out)
-        # The run's events are numbered from the checkpoint's count; those already stored are skipped.
-        index = [prev.events_lines if prev is not None and not prev.complete else 0]
-        kept, differ = [0], [0]
+        # The run restarts at its checkpoint (or at the start): the events stored after that are made again.
+        overlap = Overlap(stored[prev.events_lines if prev is not None and not prev.complete else 0:])
         notes: list[str] = []
 
         def on_event(e: Event) -> None:
-            i = index[0]
-            index[0] += 1
-            if i < len(stored):  # made again after a resume: the log has it already
-                kept[0] += 1
-                if _canonical(matchlog.validate_event(e.to_dict())) != stored[i]:
-                    differ[0] += 1
+            d = e.to_dict()
+            if overlap.already_stored(d):  # made again after a resume: the log has it already
                 return
-            matchlog.append(conn, self.hub, match, [(db.LogKind.EVENT, e.to_dict())],
+            matchlog.append(conn, self.hub, match, [(db.LogKind.EVENT, d)],
                             fold_now=e.type is EventType.SHOT_END, analysis_id=job.id)
 
         def on_progress(done: int, total: int, t: float) -> None:
@@ -134,14 +166,11 @@ class JobRunner:
             raise ValueError(f"no frame of the video could be decoded: {result.read.error}")
         matchlog.publish_fold(self.hub, match, matchlog.refold(conn, match), db.last_seq(conn, match_id=match.id))
         db.set_report(conn, match_id=match.id, report_path=str(out / "report.html"))
-        msg = "; ".join(result.notes[-3:]) or "done"
+        resumed = [n for n in notes if n.startswith("resuming at frame")]
+        msg = "; ".join(n for n in result.notes[-3:] if n not in resumed) or "done"
         if result.read.error:
             msg = f"partly analysed: the video could be read only up to an error ({result.read.error})"
-        resumed = [n for n in notes if n.startswith("resuming at frame")]
         if stored or header_done:
             said = resumed[0] if resumed else "no checkpoint yet: analysed again from the start"
-            extra = (f"; {differ[0]} of them differed from the re-analysis (the stored ones were kept)"
-                     if differ[0] else "")
-            msg = (f"resumed after an interruption ({said}); {kept[0]} events already in the log were kept, "
-                   f"not written again{extra}; {msg}")
+            msg = f"resumed after an interruption ({said}); {overlap.summary()}; {msg}"
         db.update_analysis(conn, analysis_id=job.id, status=db.AnalysisStatus.DONE, progress=1.0, message=msg)

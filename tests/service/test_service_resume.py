@@ -106,7 +106,8 @@ def test_killed_server_resumes_the_analysis_from_its_checkpoint(tmp_path: Path,
         final = c.get(f"/analyses/{job['id']}").json()
         assert final["status"] == "done", final
         assert "resumed after an interruption (resuming at frame 71" in final["message"]
-        assert "2 events already in the log were kept" in final["message"] and "differed" not in final["message"]
+        assert "2 events after the checkpoint were already in the log" in final["message"]
+        assert "differed" not in final["message"]
         events = c.get(f"/matches/{job['match_id']}/events").json()
         # every event once, in order, as an uninterrupted run gives; the stored ones unchanged (same seq)
         assert [(e["type"], e["data"]["frame"]) for e in events] == expected_frames()
@@ -188,3 +189,28 @@ def test_graceful_shutdown_leaves_the_analysis_queued_and_the_next_start_finishe
                 [(kinds[f % 40], f) for f in range(600) if f % 40 in kinds]
     finally:
         srv2.stop()
+
+
+def _ev(kind: str, frame: int, **kw: Any) -> dict[str, Any]:
+    return {"type": kind, "t": frame / 30, "frame": frame, **kw}
+
+
+def test_overlap_writes_each_event_once_when_the_re_analysis_differs() -> None:
+    """After a resume with a restarted tracker the events made again differ a little from those stored."""
+    from service.api.jobs import Overlap
+
+    stored = [_ev("shot_start", 100, ball="C"), _ev("ball_contact", 110, balls=["C", "5"]),
+              _ev("ball_contact", 112, balls=["5", "14"])]
+    ov = Overlap(stored)
+    remade = [_ev("shot_start", 100, ball="C"),  # the same
+              _ev("ball_contact", 111, balls=["C", "5"]),  # a frame later: the same contact
+              _ev("ball_contact", 112, balls=["5", "15"]),  # another ball within the stored time: not written
+              _ev("pot", 105, ball="9", pocket="rear_left", late=True),  # a late pot: written
+              _ev("cushion", 140, ball="5", cushion="rear"),  # after the stored time: written
+              _ev("shot_end", 200)]
+    written = [d for d in remade if not ov.already_stored(d)]
+    assert [d["type"] for d in written] == ["pot", "cushion", "shot_end"]
+    assert (ov.matched, ov.differed, len(ov.pending)) == (2, 1, 1)
+    assert "1 events it made were not written, 1 stored ones it did not make were kept" in ov.summary()
+    same = Overlap(stored)
+    assert not [d for d in stored if not same.already_stored(d)] and "differed" not in same.summary()
