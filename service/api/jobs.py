@@ -118,6 +118,8 @@ class JobRunner:
     def _analyze(self, conn: Any, job: db.AnalysisRow, match: db.MatchRow) -> None:
         last = [0.0]
         out = Path(job.out_dir)
+        if not Path(job.video).is_file():  # checked before the pipeline, which would start the outputs afresh
+            raise ValueError(f"the video is no longer on the server: {job.video}")
         own = db.read_analysis_log(conn, analysis_id=job.id)
         stored = [r.data for r in own if r.kind is db.LogKind.EVENT]
         header_done = any(r.kind is db.LogKind.INPUT for r in own)

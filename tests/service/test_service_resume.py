@@ -214,3 +214,35 @@ def test_overlap_writes_each_event_once_when_the_re_analysis_differs() -> None:
     assert "1 events it made were not written, 1 stored ones it did not make were kept" in ov.summary()
     same = Overlap(stored)
     assert not [d for d in stored if not same.already_stored(d)] and "differed" not in same.summary()
+
+
+def test_resume_of_a_video_that_is_gone_fails_clearly_and_keeps_the_outputs(tmp_path: Path) -> None:
+    srv = LiveServer(tmp_path / "data")
+    srv.settings.resume_analyses = False
+    srv.start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=10) as c:
+            clip = write_video(tmp_path / "clip.mp4", 120)
+            job = c.post("/analyses", json={"video_path": str(clip)}).json()
+            wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] == "done", "the analysis")
+            events = c.get(f"/matches/{job['match_id']}/events").json()
+            with sqlite3.connect(srv.settings.database) as conn:  # as if it had been interrupted
+                conn.execute("UPDATE analyses SET status = 'failed' WHERE id = ?", (job["id"],))
+            out = next((srv.data_dir / "analyses").iterdir())
+            before = (out / "events.jsonl").read_bytes()
+            clip.unlink()
+            r = c.post(f"/analyses/{job['id']}/resume")
+            assert r.status_code == 409 and "the video of analysis" in r.json()["detail"]
+            with sqlite3.connect(srv.settings.database) as conn:
+                conn.execute("UPDATE analyses SET status = 'queued' WHERE id = ?", (job["id"],))
+    finally:
+        srv.stop()
+    srv2 = LiveServer(tmp_path / "data").start()  # resumes the queued job at start-up: its video is gone
+    try:
+        with httpx.Client(base_url=srv2.url, timeout=10) as c:
+            wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] == "failed", "the job to fail")
+            assert "the video is no longer on the server" in c.get(f"/analyses/{job['id']}").json()["message"]
+            assert c.get(f"/matches/{job['match_id']}/events").json() == events
+            assert (out / "events.jsonl").read_bytes() == before
+    finally:
+        srv2.stop()
