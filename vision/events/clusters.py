@@ -7,13 +7,54 @@ the detector; this module holds only the reasoning about clusters, to keep each 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+from scipy.optimize import nnls
 
 from calibration.table import Table
 from rules.events import Event, EventType
-from vision.events.motion import MotionTracker, Onset
-from vision.events.settings import EventSettings
+from vision.events.fit import fit_line
+from vision.events.history import History
+from vision.events.motion import Motion, MotionTracker, Onset
+from vision.events.settings import EventSettings, noise_model
+
+Edge = tuple[int, int]
+
+
+def pack_impulses(
+    pos: Mapping[int, np.ndarray], dv: Mapping[int, tuple[np.ndarray, float]], edges: Sequence[Edge]
+) -> dict[Edge, tuple[float, float]]:
+    """The impulses through a pack of touching balls that explain the velocity changes seen.
+
+    Equal masses: an impulse J >= 0 (in mm/s of velocity it gives) along an edge (i, j) adds J n to j and
+    -J n to i, n the unit line of centres i -> j. `pos`: centres at the impact; `dv`: {ball: (measured
+    velocity change, its standard error)}, balls without a measurement are left free. Solved by
+    non-negative least squares weighted by the errors (an impulse can only push). Returns {edge: (J,
+    sigma_J)}, sigma_J the error of the end balls' velocities (what J is read from).
+    """
+    balls = sorted({b for e in edges for b in e if b in dv})
+    if not balls or not edges:
+        return {}
+    row = {b: k for k, b in enumerate(balls)}
+    a = np.zeros((2 * len(balls), len(edges)))
+    y = np.zeros(2 * len(balls))
+    w = np.zeros(2 * len(balls))
+    for k, (i, j) in enumerate(edges):
+        n = np.asarray(pos[j], float) - np.asarray(pos[i], float)
+        n = n / max(float(np.hypot(*n)), 1e-9)
+        for b, sign in ((j, 1.0), (i, -1.0)):
+            if b in row:
+                a[2 * row[b] : 2 * row[b] + 2, k] += sign * n
+    for b, r in row.items():
+        y[2 * r : 2 * r + 2] = dv[b][0]
+        w[2 * r : 2 * r + 2] = 1.0 / max(dv[b][1], 1e-6)
+    j_est, _ = nnls(a * w[:, None], y * w)
+    out: dict[Edge, tuple[float, float]] = {}
+    for k, (i, j) in enumerate(edges):
+        sig = [dv[b][1] for b in (i, j) if b in dv]
+        out[(i, j)] = (float(j_est[k]), float(np.sqrt(np.sum(np.square(sig)))))
+    return out
 
 
 class ClusterLogic:
@@ -25,6 +66,10 @@ class ClusterLogic:
     last_hit: np.ndarray
     started: np.ndarray
     last_pair: dict[tuple[int, int], float]
+    hist: History
+    D: int  # frames of look-ahead
+    W: int  # frames of the fit before an event
+    R: float  # ball radius, mm
 
     def _emit(self, ev: Event) -> None:
         raise NotImplementedError
@@ -60,7 +105,10 @@ class ClusterLogic:
     def _contacts_in_cluster(self, o: Onset) -> None:
         """The chain of contacts that carried an impulse through touching balls to this one: the first
         link proven by this ball's start, the links through balls that stayed still (Newton's cradle)
-        reported at the start time with confidence 0.75 and extra {"cluster": true}."""
+        reported at the start time with confidence 0.75 and extra {"cluster": true}. In a pack of three
+        or more touching balls the impulses are resolved by momentum instead (`_pack_contacts`)."""
+        if self._pack_contacts({o.ball: o.anchor}, o.t):
+            return
         parent = self._cluster(o)
         sources = [x for x in parent if self._recent(x, o.t)]
         if not sources:
@@ -86,33 +134,100 @@ class ClusterLogic:
             self._emit(ev)
 
     def _cluster_pairs(self, group: list[Onset]) -> None:
-        """An impulse through a pack of touching balls (the rack at the break): every touching pair of
-        which both balls were hit or started within the cause window exchanged it. Reported at the
-        earliest hit of the pack, confidence 0.6, extra {"cluster": true}."""
-        t0 = min(o.t for o in group)
+        """An impulse through a pack of touching balls (the rack at the break), resolved by momentum."""
+        self._pack_contacts({o.ball: o.anchor for o in group}, min(o.t for o in group))
+
+    def _pack_contacts(self, seeds: dict[int, np.ndarray], t0: float) -> bool:
+        """The contacts inside the pack of touching balls around `seeds` (balls that started at about t0).
+
+        At the impact every ball of the pack is at rest, so its velocity a few frames later is the sum of
+        the impulses it received along its lines of centres (equal masses); the strikers' velocity changes
+        add the impulses from outside. `pack_impulses` finds the impulses that explain what is seen; an
+        impulse of at least `kink_z` standard errors (and `kink_min_mm_s`) is a contact, reported at the
+        earliest hit of the pack (the physics passes the rack's impulse on at one instant), confidence
+        0.6..0.75, extra {"cluster": true, "pack": [its balls]}. An impulse passed through a ball that
+        barely moved is seen through the balls beyond it; one too weak to stand out of the velocity noise
+        is not reported (a camera cannot tell it from none). False when there is no pack (fewer than 3
+        balls or nothing measured), to let the caller fall back to a plain chain.
+        """
+        s, h, dt = self.s, self.hist, 1.0 / self.fps
+        w = 2 * s.cause_window_s
         recent = [x for x in range(len(self.ids)) if self._recent(x, t0)]
-        anchors = {o.ball: o.anchor for o in group}
-        for x in recent:
-            rest_at = self.motion.anchor_at(x, t0 - 1.0 / self.fps)
-            if x not in anchors and rest_at is not None:
-                anchors[x] = rest_at
-        w = 2 * self.s.cause_window_s
         hits = [float(self.last_hit[x]) for x in recent if abs(self.last_hit[x] - t0) <= w]
         starts = [float(self.started[x]) for x in recent if abs(self.started[x] - t0) <= w]
         t_src = min(hits) if hits else min(starts, default=t0)  # contacts are timed better than starts
-        keys = sorted(anchors)
-        for i, x in enumerate(keys):
-            for y in keys[i + 1 :]:
-                if self.table.ball_gap(anchors[x], anchors[y]) > self.s.touch_tol_mm:
-                    continue
-                key = (x, y)
-                if abs(t_src - self.last_pair.get(key, -np.inf)) < 2 * self.s.cause_window_s:
-                    continue
-                self.last_pair[key] = t_src
-                ev = Event(
-                    EventType.BALL_CONTACT, t_src, 0, 0.6, balls=(self.ids[x], self.ids[y]), extra={"cluster": True}
-                )
-                self._emit(ev)
+        anchors = dict(seeds)
+        for x in range(len(self.ids)):
+            p = self.motion.anchor_at(x, min(t0, t_src) - dt)
+            if x not in anchors and p is not None:
+                anchors[x] = p
+        members = set(seeds)
+        todo = list(seeds)
+        while todo:  # the pack: resting balls joined to the seeds by touching balls
+            x = todo.pop()
+            for y, p in anchors.items():
+                if y not in members and self.table.ball_gap(anchors[x], p) <= s.cause_gap_mm:
+                    members.add(y)
+                    todo.append(y)
+        if len(members) < 3:
+            return False
+        c_src = h.counter_at(t_src)
+        c_hi = min(h.newest, c_src + self.D + 1)
+        nm = noise_model(s)
+        pos: dict[int, np.ndarray] = {x: anchors[x] for x in members}
+        dv: dict[int, tuple[np.ndarray, float]] = {}
+        for x in members:
+            t, xy = h.track(x, c_src + 1, c_hi)
+            f = fit_line(t, xy, nm)
+            if f is not None:
+                dv[x] = (f.v, f.sigma_v)
+        edges: list[Edge] = [
+            (x, y) for x, y in itertools.combinations(sorted(members), 2)
+            if self.table.ball_gap(anchors[x], anchors[y]) <= s.cause_gap_mm
+        ]
+        for x in range(len(self.ids)):  # strikers: moving balls at the pack at the impact
+            if x in members or x in anchors or self.motion.status(x) is Motion.GONE:
+                continue
+            t_pre, xy_pre = h.track(x, c_src - self.W, c_src)
+            t_post, xy_post = h.track(x, c_src + 1, c_hi)
+            f_pre, f_post = fit_line(t_pre, xy_pre, nm), fit_line(t_post, xy_post, nm)
+            if f_pre is None or f_post is None:
+                continue
+            # where its incoming line first reaches a ball of the pack (t_src may be a frame off: from starts)
+            ts = np.linspace(t_src - 2 * dt, t_src + 2 * dt, 81)
+            line = f_pre.at(ts)
+            first = [
+                (int(np.argmax(ok)), y) for y in members
+                if (ok := np.hypot(*(line - anchors[y]).T) - 2 * self.R <= s.touch_tol_mm).any()
+            ]
+            if not first:
+                continue
+            p = line[min(first)[0]]
+            near = [y for y in members if self.table.ball_gap(p, anchors[y]) <= s.touch_tol_mm]
+            if near:
+                pos[x] = p
+                dv[x] = (f_post.v - f_pre.v, float(np.hypot(f_pre.sigma_v, f_post.sigma_v)))
+                edges.extend((x, y) for y in near)
+        if len(dv) < 2:
+            return False
+        pack = sorted(self.ids[x] for x in members)
+        for (x, y), (j, sig) in pack_impulses(pos, dv, edges).items():
+            if x not in members or y not in members:
+                continue  # a striker's own contact is found from its track
+            z = j / max(sig, 1e-9)
+            if z < s.kink_z or j < s.kink_min_mm_s:
+                continue
+            key = (min(x, y), max(x, y))
+            if abs(t_src - self.last_pair.get(key, -np.inf)) < 2 * s.cause_window_s:
+                continue
+            self.last_pair[key] = t_src
+            self.last_hit[[x, y]] = np.maximum(self.last_hit[[x, y]], t_src)
+            idc = float(min(h.id_conf[c_hi % h.size, x], h.id_conf[c_hi % h.size, y]))
+            conf = (0.6 + 0.15 * min(1.0, (z - s.kink_z) / s.kink_z)) * idc
+            extra = {"cluster": True, "pack": pack}
+            balls = (self.ids[x], self.ids[y])
+            self._emit(Event(EventType.BALL_CONTACT, t_src, 0, round(conf, 4), balls=balls, extra=extra))
+        return True
 
     @staticmethod
     def _depth(parent: dict[int, int], x: int) -> int:
