@@ -29,7 +29,7 @@ from typing import Any
 CHECKPOINT = "checkpoint.json"
 STATE_PICKLE = "checkpoint.pkl"
 # The packages whose objects the pickled stages hold (tracker, event detector, calibration, schema).
-PICKLED_PACKAGES = ("vision", "calibration", "rules", "service")
+PICKLED_PACKAGES = ("vision", "calibration", "rules", "service.pipeline")
 
 
 @cache
