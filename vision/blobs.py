@@ -8,6 +8,8 @@ the dark gaps and contact shadows between touching balls separate them.
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -20,6 +22,17 @@ def disc_kernel(radius: float) -> np.ndarray:
     return k / k.sum()
 
 
+@functools.lru_cache(maxsize=8)
+def _window(radius: float) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Offsets of the square window around a centre: n, and flat (K,) int dy, dx and float32 yy, xx."""
+    n = int(np.ceil(radius)) + 1
+    yy, xx = np.mgrid[-n : n + 1, -n : n + 1]
+    # the centre is within half a pixel of the window's middle: corners past radius + 0.5 + 0.71 never count
+    keep = (yy * yy + xx * xx <= (radius + 1.25) ** 2).ravel()
+    yy, xx = yy.ravel()[keep], xx.ravel()[keep]
+    return n, yy, xx, yy.astype(np.float32), xx.astype(np.float32)
+
+
 def mean_shift(
     weights: np.ndarray, centres: np.ndarray, radius: float, iterations: int = 5
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -28,32 +41,44 @@ def mean_shift(
     Returns the refined centres and each disc's mean weight (its fill, 0..1). On a mask that is flat over
     the ball, the fixed point is the disc centre, and a touching neighbour only adds what reaches into the
     window. The window edge is anti-aliased so that the result moves smoothly with sub-pixel shifts.
-    All centres are iterated together (vectorised).
+    All centres are iterated together (vectorised, on flat windows: a few array operations per iteration).
     """
     c = np.asarray(centres, dtype=float).reshape(-1, 2).copy()
     if len(c) == 0:
         return c, np.zeros(0)
     h, w = weights.shape
-    n = int(np.ceil(radius)) + 1
-    yy, xx = np.mgrid[-n : n + 1, -n : n + 1].astype(np.float32)
+    n, oy, ox, yy, xx = _window(radius)
+    flat = weights.reshape(-1) if weights.flags.c_contiguous else np.ascontiguousarray(weights).reshape(-1)
     scale = np.float32(1.0 / 255.0) if weights.dtype == np.uint8 else np.float32(1.0)
-    for _ in range(iterations + 1):
-        ix, iy = np.floor(c[:, 0] + 0.5).astype(int), np.floor(c[:, 1] + 0.5).astype(int)
-        gy = np.clip(iy[:, None, None] + yy.astype(int)[None], 0, h - 1)
-        gx = np.clip(ix[:, None, None] + xx.astype(int)[None], 0, w - 1)
-        patch = weights[gy, gx].astype(np.float32) * scale
-        dx = xx[None] + (ix - c[:, 0]).astype(np.float32)[:, None, None]
-        dy = yy[None] + (iy - c[:, 1]).astype(np.float32)[:, None, None]
-        d = np.sqrt(dx * dx + dy * dy)
-        win = np.clip(radius + 0.5 - d, 0.0, 1.0)
+    r_out = np.float32(radius + 0.5)
+    r_in2 = np.float32((0.9 * radius) ** 2)
+    for it in range(iterations + 1):
+        ix, iy = np.floor(c[:, 0] + 0.5).astype(np.intp), np.floor(c[:, 1] + 0.5).astype(np.intp)
+        gy = iy[:, None] + oy[None]
+        gx = ix[:, None] + ox[None]
+        if ix.min() < n or iy.min() < n or ix.max() >= w - n or iy.max() >= h - n:  # clip at the border only
+            np.clip(gy, 0, h - 1, out=gy)
+            np.clip(gx, 0, w - 1, out=gx)
+        patch = flat[gy * w + gx].astype(np.float32)
+        if scale != 1.0:
+            patch *= scale
+        fx = (ix - c[:, 0]).astype(np.float32)[:, None]
+        fy = (iy - c[:, 1]).astype(np.float32)[:, None]
+        dx = xx[None] + fx
+        dy = yy[None] + fy
+        d2 = dx * dx + dy * dy
+        win = r_out - np.sqrt(d2)
+        np.clip(win, 0.0, 1.0, out=win)
         wts = patch * win
-        total = wts.sum(axis=(1, 2))
+        total = wts.sum(axis=1)
         ok = total > 1e-6
-        sx = np.where(ok, (wts * dx).sum(axis=(1, 2)) / np.maximum(total, 1e-6), 0.0)
-        sy = np.where(ok, (wts * dy).sum(axis=(1, 2)) / np.maximum(total, 1e-6), 0.0)
-        if _ == iterations or np.all(np.abs(sx) + np.abs(sy) < 0.02):
-            inner = d <= 0.9 * radius
-            fill = (patch * inner).sum(axis=(1, 2)) / np.maximum(inner.sum(axis=(1, 2)), 1)
+        safe = np.maximum(total, 1e-6)
+        # sum(w dx) = sum(w xx) + f sum(w): one matrix-vector product per axis
+        sx = np.where(ok, (wts @ xx) / safe + fx[:, 0], 0.0)
+        sy = np.where(ok, (wts @ yy) / safe + fy[:, 0], 0.0)
+        if it == iterations or np.all(np.abs(sx) + np.abs(sy) < 0.02):
+            inner = d2 <= r_in2
+            fill = (patch * inner).sum(axis=1) / np.maximum(inner.sum(axis=1), 1)
             break
         c[:, 0] += sx
         c[:, 1] += sy

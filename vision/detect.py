@@ -18,7 +18,7 @@ from calibration.table import Table
 from vision.background import ClothModel, Planes, blob_mask
 from vision.blobs import disc_mean, mean_shift, response_peaks, ring_support, unexplained
 from vision.classify import ColourRule, classify, disc_stats
-from vision.rectify import Rectifier, frame_layout
+from vision.rectify import ChangeRectifier, Rectifier, frame_layout
 from vision.types import Detections
 
 PATCH = 12  # side of the texture patch kept per ball for spin detection (pixels of the camera frame)
@@ -38,6 +38,9 @@ class DetectorConfig:
     bg_every: int = 4  # update the cloth model every n-th full detection
     quiet_level: int = 5  # max change of a 4x4-averaged pixel for a frame to count as unchanged
     quiet_max_frames: int = 30  # re-detect at least this often even when nothing changes
+    # re-sample a 16 mm block of the bed when its mean luma moved by more than this since it was last sampled:
+    # below the quiet level, so a block the detector would see change is always fresh
+    resample_level: int = 3
 
 
 class BallDetector:
@@ -54,10 +57,13 @@ class BallDetector:
         self.camera = camera
         self.table = table
         self.rect = Rectifier(camera, table, mm_per_px=self.config.mm_per_px)
+        self.rectifier = ChangeRectifier(self.rect, self.config.resample_level, self.config.quiet_max_frames)
+        assert self.rectifier.BLOCK == SMALL  # its re-sampled blocks are the blocks of the small maps
         self.cloth = ClothModel(block_px=int(500 / self.config.mm_per_px), rate=self.config.bg_rate)
         self.colour_rule = colour_rule or ColourRule()
         self.r_px = self.rect.radius_px
         self.occluder_mask = np.zeros((self.rect.h, self.rect.w), np.uint8)  # rectified, 255 = occluder
+        self._occluder_spare = np.zeros_like(self.occluder_mask)  # last frame's, swapped in (no copy)
         self.last_planes: Planes | None = None
         self._open = max(3, round(self.r_px * 0.6) | 1)
         self._small_bed = self._shrink(self.rect.bed_mask) > 0
@@ -65,7 +71,13 @@ class BallDetector:
         self._last: Detections | None = None
         self._quiet_run = 0
         self._full_count = 0
-        self._fg = np.zeros((self.rect.h, self.rect.w), np.uint8)
+        self._fg: np.ndarray = np.zeros((self.rect.h, self.rect.w), np.uint8)
+        self._score: np.ndarray = np.zeros_like(self._fg)
+        self._mask: np.ndarray = np.zeros_like(self._fg)
+        self._small: np.ndarray = self._shrink(self._fg)
+        self._tiny = self._small.copy()
+        self._dirty: np.ndarray | None = None  # blocks re-sampled since the maps were last made
+        self._open_margin = 2 * (self._open // 2)
         self._lit = np.zeros((self.rect.h, self.rect.w), np.uint8)
         self._last_px = np.zeros((0, 2))
         self._since_full = 0
@@ -88,9 +100,18 @@ class BallDetector:
         `allow_skip`: the caller knows nothing is moving, so an unchanged frame may reuse the last result.
         `moving_mm`: predicted centres of moving balls; blobs without one whose 4x4 block means did not
         change since they were last measured keep their last detections (stationary balls in a shot)."""
-        planes = self.rect.rectify_planes(frame)
+        moving_px = self.rect.to_px(moving_mm) if moving_mm is not None and len(moving_mm) else np.zeros((0, 2))
+        # a moving ball's disc and shadow are always re-sampled, however slowly it creeps
+        planes = self.rectifier.update(frame, moving_px, 1.5 * self.r_px)
         self.last_planes = planes
-        tiny = self._shrink(planes[0])
+        self._dirty = self.rectifier.changed if self._dirty is None else cv2.bitwise_or(self._dirty,
+                                                                                        self.rectifier.changed)
+        if self.rectifier.full:
+            self._tiny = self._shrink(planes[0])
+        else:
+            for x0, y0, x1, y1 in self._boxes(self.rectifier.changed, 0):
+                self._shrink_into(planes[0], self._tiny, x0, y0, x1, y1)
+        tiny = self._tiny
         if allow_skip and self._quiet(tiny):
             self.skipped += 1
             assert self._last is not None
@@ -106,13 +127,9 @@ class BallDetector:
             self._since_full = 0
         if not self.cloth.ready:
             self.cloth.initialise(planes)
-        score = self.cloth.score(planes)
-        fg = blob_mask(score, self.config.threshold, self._open)
-        mask = cv2.bitwise_and(fg, self.rect.bed_mask)  # blobs are looked for on the bed only...
+        score, mask, small = self._maps(planes)
         hints_px = self.rect.to_px(hints_mm) if hints_mm is not None and len(hints_mm) else np.zeros((0, 2))
-        moving_px = self.rect.to_px(moving_mm) if moving_mm is not None and len(moving_mm) else np.zeros((0, 2))
-        self._fg = fg  # ...but a ball in a pocket mouth is refined on all of its disc
-        centres, conf, reused = self._centres(planes, score, mask, hints_px, moving_px, changed, tiny)
+        centres, conf, reused = self._centres(planes, score, mask, small, hints_px, moving_px, changed, tiny)
         self._full_count += 1
         if self._full_count % self.config.bg_every == 0:
             self._update_cloth(planes, mask, np.vstack([centres, self._last_px[reused]]) if reused.size else centres)
@@ -123,6 +140,55 @@ class BallDetector:
             centres = np.vstack([centres, self._last_px[reused]])
         self._last, self._last_px = new, centres
         return new
+
+    def _maps(self, planes: Planes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The score, the bed foreground mask and its 4x smaller copy, re-made only where the planes changed
+        since the last full detection (the rectifier's re-sampled blocks), everywhere on its full refreshes.
+        Elsewhere they keep values made at most `quiet_max_frames` frames ago against a cloth model that
+        moves by a fraction of a grey level in that time."""
+        thr, bed = self.config.threshold, self.rect.bed_mask
+        if self.rectifier.full:
+            self._score = self.cloth.score(planes)
+            self._fg = blob_mask(self._score, thr, self._open)  # a ball in a pocket mouth is refined on all of
+            self._mask = cv2.bitwise_and(self._fg, bed)  # its disc, but blobs are looked for on the bed only
+            self._small = self._shrink(self._mask)
+            self._dirty = None
+            return self._score, self._mask, self._small
+        assert self._dirty is not None
+        for x0, y0, x1, y1 in self._boxes(self._dirty, 0):
+            self._score[y0:y1, x0:x1] = self.cloth.score(planes, (x0, y0, x1, y1))
+        m = self._open_margin
+        H, W = self._score.shape
+        for x0, y0, x1, y1 in self._boxes(self._dirty, m):
+            # the opening reaches 2 (k // 2) pixels: made on the box plus that margin, kept inside the box
+            ex0, ey0, ex1, ey1 = max(x0 - m, 0), max(y0 - m, 0), min(x1 + m, W), min(y1 + m, H)
+            fg = blob_mask(self._score[ey0:ey1, ex0:ex1], thr, self._open)
+            self._fg[y0:y1, x0:x1] = fg[y0 - ey0 : y1 - ey0, x0 - ex0 : x1 - ex0]
+            cv2.bitwise_and(self._fg[y0:y1, x0:x1], bed[y0:y1, x0:x1], dst=self._mask[y0:y1, x0:x1])
+            self._shrink_into(self._mask, self._small, x0, y0, x1, y1)
+        self._dirty = None
+        return self._score, self._mask, self._small
+
+    def _boxes(self, blocks: np.ndarray, grow_px: int) -> list[tuple[int, int, int, int]]:
+        """Pixel boxes (x0, y0, x1, y1), SMALL-aligned, covering the marked blocks grown by grow_px."""
+        if grow_px > 0:
+            k = 2 * (-(-grow_px // SMALL)) + 1
+            blocks = cv2.dilate(blocks, np.ones((k, k), np.uint8))
+        contours, _ = cv2.findContours(blocks, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        H, W = self.rect.h, self.rect.w
+        out = []
+        for cnt in contours:
+            x, y, w, h = cv2.boundingRect(cnt)
+            out.append((x * SMALL, y * SMALL, min((x + w) * SMALL, W), min((y + h) * SMALL, H)))
+        return out
+
+    def _shrink_into(self, img: np.ndarray, small: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> None:
+        """`_shrink` of the SMALL-aligned box only, written into `small` (whole blocks inside the grid)."""
+        sh, sw = small.shape
+        bx0, by0, bx1, by1 = x0 // SMALL, y0 // SMALL, min(x1 // SMALL, sw), min(y1 // SMALL, sh)
+        if bx1 > bx0 and by1 > by0:
+            small[by0:by1, bx0:bx1] = cv2.resize(img[by0 * SMALL : by1 * SMALL, bx0 * SMALL : bx1 * SMALL],
+                                                 (bx1 - bx0, by1 - by0), interpolation=cv2.INTER_AREA)
 
     def _quiet(self, tiny: np.ndarray) -> bool:
         if self._ref_tiny is None or self._last is None or self._quiet_run >= self.config.quiet_max_frames:
@@ -141,6 +207,7 @@ class BallDetector:
         planes: Planes,
         score: np.ndarray,
         mask: np.ndarray,
+        small: np.ndarray,
         hints_px: np.ndarray,
         moving_px: np.ndarray,
         changed: np.ndarray | None,
@@ -150,9 +217,9 @@ class BallDetector:
         Returns new centres (px), their confidences, and the rows of the last detections reused."""
         r = self.r_px
         disc_area = np.pi * r * r
-        small = self._shrink(mask)
-        n, _, stats, _ = cv2.connectedComponentsWithStats((small > 0).view(np.uint8), connectivity=8)
-        previous_occluders = self.occluder_mask.copy()
+        blobs = _component_boxes(small)
+        previous_occluders, self.occluder_mask = self.occluder_mask, self._occluder_spare
+        self._occluder_spare = previous_occluders
         self.occluder_mask[:] = 0
         pad = int(np.ceil(r)) + 2
         H, W = mask.shape
@@ -163,8 +230,7 @@ class BallDetector:
         lit[:] = 0
         reused: list[np.ndarray] = []
         ref = tiny.copy() if self._ref_tiny is None else self._ref_tiny
-        for i in range(1, n):
-            x, y, w, h, _ = stats[i]
+        for x, y, w, h in blobs:
             x0, y0 = max(x * SMALL - pad, 0), max(y * SMALL - pad, 0)
             x1, y1 = min((x + w) * SMALL + pad, W), min((y + h) * SMALL + pad, H)
             calm = changed is not None and not changed[y : y + h, x : x + w].any()
@@ -293,6 +359,22 @@ class BallDetector:
                 crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
             out[k] = cv2.resize(crop, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
         return out
+
+
+def _component_boxes(small: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Bounding boxes (x, y, w, h) of the 8-connected components of a mask: the outer contours (including
+    those inside another component's hole), for a fraction of the cost of labelling."""
+    contours, hierarchy = cv2.findContours((small > 0).view(np.uint8), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return []
+    outer = [c for c, hr in zip(contours, hierarchy[0], strict=True) if hr[3] < 0]
+    # ordered as OpenCV's labelling (a scan of 2x2 blocks) numbers them: by the block of the first pixel
+    outer.sort(key=lambda c: (int(c[0, 0, 1]) // 2, int(c[0, 0, 0]) // 2))
+    boxes = []
+    for c in outer:
+        x, y, w, h = cv2.boundingRect(c)
+        boxes.append((x, y, w, h))
+    return boxes
 
 
 def _solidity(sub: np.ndarray) -> float:

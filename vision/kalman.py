@@ -11,6 +11,8 @@ filter from the measurement (see `reseed`), so the filter never clings to the ve
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from filterpy.kalman import KalmanFilter
 
@@ -19,16 +21,22 @@ Q_ACC_RESTING = 30.0
 R_MM = 1.5  # std of a detection, mm
 
 
+@functools.lru_cache(maxsize=64)  # dt is one frame interval nearly always: made once, read-only
 def transition(dt: float) -> np.ndarray:
     """F for the constant-velocity model over dt seconds."""
-    return np.array([[1, 0, dt, 0], [0, 1, 0, dt], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+    f = np.array([[1, 0, dt, 0], [0, 1, 0, dt], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+    f.flags.writeable = False
+    return f
 
 
+@functools.lru_cache(maxsize=64)
 def process_noise(dt: float, q_acc: float) -> np.ndarray:
     """Q for white-noise acceleration of std q_acc: per axis q^2 [[dt^4/4, dt^3/2], [dt^3/2, dt^2]]."""
     q = q_acc * q_acc
     a, b, c = dt**4 / 4.0, dt**3 / 2.0, dt**2
-    return q * np.array([[a, 0, b, 0], [0, a, 0, b], [b, 0, c, 0], [0, b, 0, c]], dtype=float)
+    out = q * np.array([[a, 0, b, 0], [0, a, 0, b], [b, 0, c, 0], [0, b, 0, c]], dtype=float)
+    out.flags.writeable = False
+    return out
 
 
 def make_filter(xy: np.ndarray, vel: np.ndarray | None = None, r_mm: float = R_MM) -> KalmanFilter:

@@ -49,10 +49,18 @@ class Rectifier:
         self.z_mm = self.table.ball_radius
         self.map_x, self.map_y = self.grid_maps(self.x0, self.y0, self.w, self.h, s)
         self._full = cv2.convertMaps(self.map_x, self.map_y, cv2.CV_16SC2)
-        # chroma planes of I420 are half size: pixel centres map as (p + 0.5) / 2 - 0.5
-        # chroma: a grid of half the density sampled from the half-size I420 planes, then upsampled
+        # I420 chroma: resampled on the grid of half the density (every other grid point), then upsampled
+        # to the full grid as cv2.resize (w, h) does (its scale, 1 + 1/w about the middle, is what this
+        # rectifier always did) but by a remap, so that any box of the grid can be made alone with the pixels
+        # the whole would get. Chroma planes are half size: camera pixel centres map as (p + 0.5) / 2 - 0.5.
         hx, hy = self.map_x[::2, ::2], self.map_y[::2, ::2]
+        self.ch, self.cw = hx.shape
         self._chroma_maps = cv2.convertMaps((hx + 0.5) / 2 - 0.5, (hy + 0.5) / 2 - 0.5, cv2.CV_16SC2)
+        self._up_x = (np.arange(self.w) + 0.5) * self.cw / self.w - 0.5
+        self._up_y = (np.arange(self.h) + 0.5) * self.ch / self.h - 0.5
+        ux, uy = np.meshgrid(self._up_x.astype(np.float32), self._up_y.astype(np.float32))
+        self._up_maps = cv2.convertMaps(ux, uy, cv2.CV_16SC2)
+        self._half = (np.zeros((self.ch, self.cw), np.uint8), np.zeros((self.ch, self.cw), np.uint8))
         self.bed_mask = self._bed_mask()
 
     def grid_maps(self, x0: float, y0: float, w: int, h: int, s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -102,22 +110,121 @@ class Rectifier:
 
         I420 chroma has half the resolution of luma already, so it is resampled on a grid of half the density
         and upsampled: the same information for a quarter of the remap work."""
+        planes = (np.empty((self.h, self.w), np.uint8), np.empty((self.h, self.w), np.uint8),
+                  np.empty((self.h, self.w), np.uint8))
+        self.rectify_box(frame, (0, 0, self.w, self.h), planes)
+        return planes
+
+    def rectify_box(self, frame: np.ndarray, box: tuple[int, int, int, int],
+                    planes: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Resample the grid box (x0, y0, x1, y1) of `planes` (Y, Cr, Cb) from `frame`: exactly the pixels
+        the whole grid would get."""
+        x0, y0, x1, y1 = box
         layout = frame_layout(frame, self.camera.width, self.camera.height)
-        m1, m2 = self._full
+        m1, m2 = self._full[0][y0:y1, x0:x1], self._full[1][y0:y1, x0:x1]
+        py, pcr, pcb = (p[y0:y1, x0:x1] for p in planes)
         if layout == "bgr":
             rect = cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            y, cr, cb = cv2.split(cv2.cvtColor(rect, cv2.COLOR_BGR2YCrCb))
-            return y, cr, cb
+            cv2.split(cv2.cvtColor(rect, cv2.COLOR_BGR2YCrCb), [py, pcr, pcb])
+            return
         H, W = self.camera.height, self.camera.width
+        cv2.remap(frame[:H], m1, m2, cv2.INTER_LINEAR, dst=py, borderMode=cv2.BORDER_REPLICATE)
         chroma = frame[H:].reshape(2, H // 2, W // 2)  # U (Cb) then V (Cr) planes
-        ry = cv2.remap(frame[:H], m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        c1, c2 = self._chroma_maps
-        size = (self.w, self.h)
-        rcb = cv2.resize(cv2.remap(chroma[0], c1, c2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), size)
-        rcr = cv2.resize(cv2.remap(chroma[1], c1, c2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), size)
-        return ry, rcr, rcb
+        # the half-density samples the box's upsampling reads, refreshed in a persistent half-size plane
+        ja, jb = max(int(np.floor(self._up_x[x0])), 0), min(int(np.floor(self._up_x[x1 - 1])) + 2, self.cw)
+        ia, ib = max(int(np.floor(self._up_y[y0])), 0), min(int(np.floor(self._up_y[y1 - 1])) + 2, self.ch)
+        c1, c2 = self._chroma_maps[0][ia:ib, ja:jb], self._chroma_maps[1][ia:ib, ja:jb]
+        u1, u2 = self._up_maps[0][y0:y1, x0:x1], self._up_maps[1][y0:y1, x0:x1]
+        for src, half, dst in ((chroma[0], self._half[0], pcb), (chroma[1], self._half[1], pcr)):
+            cv2.remap(src, c1, c2, cv2.INTER_LINEAR, dst=half[ia:ib, ja:jb], borderMode=cv2.BORDER_REPLICATE)
+            cv2.remap(half, u1, u2, cv2.INTER_LINEAR, dst=dst, borderMode=cv2.BORDER_REPLICATE)
 
     def image_px(self, xy_mm: np.ndarray) -> np.ndarray:
         """Ball centres in table mm -> distorted image pixels (for drawing)."""
         xy = np.asarray(xy_mm, dtype=float).reshape(-1, 2)
         return self.camera.project(np.hstack([xy, np.full((len(xy), 1), self.z_mm)]))
+
+
+class ChangeRectifier:
+    """The rectified planes of the latest frame, re-sampled only where the picture changed.
+
+    A frame is first reduced to a coarse luma grid (one value per BLOCK x BLOCK pixels of the rectified grid,
+    16 mm at 4 mm/px) from a 4x area-averaged camera image; a block is re-sampled when its value moved more
+    than `level` grey levels since the block was last re-sampled (so slow drifts are caught once they add
+    up), with its neighbours, around the given points (moving balls: always fresh, however slowly they
+    creep), and everywhere every `refresh_every` frames. A resting table costs the coarse test only.
+    """
+
+    BLOCK = 4
+
+    def __init__(self, rect: Rectifier, level: int = 3, refresh_every: int = 30) -> None:
+        self.rect = rect
+        self.level = level
+        self.refresh_every = refresh_every
+        b = self.BLOCK
+        self.bw, self.bh = -(-rect.w // b), -(-rect.h // b)
+        cam = rect.camera
+        self._small_size = (cam.width // 4, cam.height // 4)
+        # block centres in the 4x smaller camera image
+        cx = rect.map_x[np.minimum(np.arange(self.bh) * b + b // 2, rect.h - 1)][:, np.minimum(
+            np.arange(self.bw) * b + b // 2, rect.w - 1)]
+        cy = rect.map_y[np.minimum(np.arange(self.bh) * b + b // 2, rect.h - 1)][:, np.minimum(
+            np.arange(self.bw) * b + b // 2, rect.w - 1)]
+        self._coarse_maps = cv2.convertMaps((cx + 0.5) / 4 - 0.5, (cy + 0.5) / 4 - 0.5, cv2.CV_16SC2)
+        self.planes: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.zeros((rect.h, rect.w), np.uint8), np.zeros((rect.h, rect.w), np.uint8),
+            np.zeros((rect.h, rect.w), np.uint8))
+        self._ref: np.ndarray | None = None
+        self._count = 0
+        self.changed: np.ndarray = np.zeros((self.bh, self.bw), np.uint8)  # blocks re-sampled in the latest frame (255)
+        self.resampled_share = 0.0
+        self.full = True  # the latest frame was re-sampled everywhere
+
+    def coarse(self, frame: np.ndarray) -> np.ndarray:
+        """(bh, bw) uint8 luma at the block centres, from the camera image averaged over 4x4 pixels."""
+        layout = frame_layout(frame, self.rect.camera.width, self.rect.camera.height)
+        img = frame if layout == "bgr" else frame[: self.rect.camera.height]
+        # two exact halvings: OpenCV's fast path, several times faster than one 4x area resize
+        w4, h4 = self._small_size
+        small = cv2.resize(cv2.resize(img, (w4 * 2, h4 * 2), interpolation=cv2.INTER_AREA), (w4, h4),
+                           interpolation=cv2.INTER_AREA)
+        if layout == "bgr":
+            small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        m1, m2 = self._coarse_maps
+        return cv2.remap(small, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def update(self, frame: np.ndarray, force_px: np.ndarray | None = None,
+               force_radius_px: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The planes (Y, Cr, Cb) of this frame (arrays owned by this object, overwritten next frame)."""
+        coarse = self.coarse(frame)
+        b = self.BLOCK
+        if self._ref is None or self._count % self.refresh_every == 0:
+            self._count = 1
+            self.rect.rectify_box(frame, (0, 0, self.rect.w, self.rect.h), self.planes)
+            self._ref = coarse
+            self.changed[:] = 255
+            self.resampled_share = 1.0
+            self.full = True
+            return self.planes
+        self._count += 1
+        self.full = False
+        diff = cv2.absdiff(coarse, self._ref)
+        _, changed = cv2.threshold(diff, self.level, 255, cv2.THRESH_BINARY)
+        if force_px is not None and len(force_px):
+            rad = max(1, int(np.ceil(force_radius_px / b)))
+            for u, v in np.asarray(force_px, dtype=float).reshape(-1, 2):
+                cv2.circle(changed, (int(u // b), int(v // b)), rad, 255, -1)
+        changed = cv2.dilate(changed, np.ones((3, 3), np.uint8))
+        self.changed = changed
+        # outer contours' boxes: the components' boxes (one inside another's hole is inside its box too), at a
+        # tenth of the cost of labelling
+        contours, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        area = 0
+        for cnt in contours:
+            x, y, w, h = cv2.boundingRect(cnt)
+            box = (x * b, y * b, min((x + w) * b, self.rect.w), min((y + h) * b, self.rect.h))
+            self.rect.rectify_box(frame, box, self.planes)
+            self._ref[y : y + h, x : x + w] = coarse[y : y + h, x : x + w]
+            area += w * h
+        self.resampled_share = area / (self.bw * self.bh)
+        return self.planes
