@@ -143,6 +143,10 @@ async function selectMatch(id) {
   showVerdicts(verdicts);
   connectFeed(id);
   loadMatches();
+  // The match's latest analysis (one resumed after a restart, too): its status, followed while it runs.
+  const mine = (await api("GET", "/analyses")).filter((a) => a.match_id === id);
+  if (current !== id) return;
+  if (mine.length) pollAnalysis(mine[0].id); else { $("#analysis-status").textContent = ""; $("#analysis-status").className = ""; }
 }
 
 function formData(form) {

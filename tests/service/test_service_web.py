@@ -176,4 +176,9 @@ def test_upload_from_the_page_refuses_a_non_video_and_analyses_a_video(live_serv
     page.wait_for_function(
         "document.querySelector('[data-testid=analysis-status]').textContent.includes('done')", timeout=60_000)
     page.wait_for_selector("#report a[href$='/report']")
+    # opened later (another referee, or after a restart): the match's analysis and its status are shown
+    mid = httpx.get(f"{live_server.url}/analyses", timeout=10).json()[0]["match_id"]
+    page.goto(f"{live_server.url}/?match={mid}")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=analysis-status]').textContent.includes('done')")
     assert errors == []
