@@ -119,3 +119,23 @@ def test_a_ball_struck_under_the_cue_is_still_a_stroke(fps: float) -> None:
     rolling = np.array([300.0, 200.0]) + np.array([900.0, 0.0]) * k - 0.5 * np.array([150.0, 0.0]) * k**2
     events = _still_then(fps, rolling, slice(n - 2, n + 3), moving=True)
     assert [e.type for e in events][:1] == [EventType.SHOT_START] and events[0].ball == "5"
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_jump_next_to_a_cluster_does_not_explain_a_stroke(fps: float) -> None:
+    # C touches 6; the tracker swaps 12 onto the far side of 6 a frame before C is struck away from 6.
+    # The swap is no start, so it did not pass an impulse through 6 to C: C's start is the stroke.
+    n, d = int(fps), 2 * R + 1.0
+    ids = ("C", "6", "12")
+    t = np.arange(2 * n) / fps
+    pos = np.zeros((len(t), 3, 2))
+    pos[:, 0], pos[:, 1], pos[:, 2] = (0.0, 0.0), (d, 0.0), (800.0, 300.0)
+    pos[n:, 2] = (2 * d, 0.0)
+    k = np.arange(len(t) - n - 2)[:, None] / fps
+    pos[n + 2 :, 0] = np.array([-1000.0, 0.0]) * k - 0.5 * np.array([-150.0, 0.0]) * k**2
+    state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
+    state[n + 2 :, 0] = BallState.MOVING
+    states = noisy_states(t, pos, state, ids, NoiseModel(0.7, 1.5, 0.0, 4))
+    events = [e for e in detect_events(TABLE, fps, states) if e.type in SEGMENT]
+    assert [(e.type, e.ball) for e in events][:1] == [(EventType.SHOT_START, "C")]
+    assert all(e.ball != "12" for e in events)

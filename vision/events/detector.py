@@ -20,8 +20,8 @@ from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, pair_candidates, verify_contact
 from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touch
 from vision.events.history import History
-from vision.events.lines import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S, Crossing, LineWatcher
-from vision.events.motion import Motion, MotionTracker, Onset, Stop
+from vision.events.lines import Crossing, LineWatcher
+from vision.events.motion import Motion, MotionTracker, Onset, Stop, track_jump
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
@@ -58,6 +58,7 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         self.analysed = -1  # last counter analysed for contacts / cushions / lines
         self.onsets: list[tuple[Onset, int]] = []  # pending, with the counter at which they are ready
         self.pushes: list[tuple[Event, Onset, dict[str, Any], float]] = []  # shot_starts awaiting 1.19
+        self.claims: dict[int, tuple[float, float]] = {}  # struck balls whose late start is their stroke's
         self.out: list[Event] = []
         self.last_pair: dict[tuple[int, int], float] = {}
         self.last_touch: dict[tuple[int, str], float] = {}
@@ -73,6 +74,7 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         self.started = np.full(len(ids), -np.inf)  # last start from rest per ball
         self.last_stop = -np.inf
         self.last_event_t = -np.inf  # of the running shot's last event but its shot_end
+        self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
         self.stop_rec: dict[int, tuple[float, float]] = {}  # per ball: (stop time, start of the fitted approach)
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
         self.shot_anchors: dict[int, np.ndarray] = {}
@@ -87,8 +89,7 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         onsets, stops = self.motion.update(n)
         for st in stops:
             self._stopped(st, n)
-        for o in onsets:
-            self.started[o.ball] = o.t
+        for o in onsets:  # `started` is set once the start is seen not to be a jump (`_resolve_onsets`)
             self.lines.on_start(o.ball, o.anchor)
             self.pots.on_start(o.ball)
             self.onsets.append((o, n + self.D))
@@ -316,10 +317,22 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
 
     # --- starts from rest: collisions, strokes, disturbances ------------------------------------------
     def _resolve_onsets(self, n: int, final: bool) -> None:
-        ready = [o for o, due in self.onsets if final or due <= n]
+        for o, _ in self.onsets:
+            if self.jumps.get(o.ball) == o.t:
+                continue
+            if self._jumped(o) is True:
+                # the tracked centre jumped (an identity swap, a hidden ball re-found elsewhere): no start,
+                # and no cause of another ball's start
+                self.jumps[o.ball] = o.t
+                if self.started[o.ball] == o.t:
+                    self.started[o.ball] = -np.inf
+            elif final or len(self.hist.track(o.ball, o.n_first, self.hist.newest)[0]) >= 2:
+                self.started[o.ball] = o.t  # moving on: a start from rest (a cause for touching balls)
+        self.onsets = [(o, due) for o, due in self.onsets if self.jumps.get(o.ball) != o.t]
+        ready = [o for o, due in self.onsets if final or (due <= n and self._jumped(o) is not None)]
         if not ready:
             return
-        waiting = [(o, due) for o, due in self.onsets if not (final or due <= n)]
+        waiting = [(o, due) for o, due in self.onsets if all(o is not r for r in ready)]
         # an onset touching a waiting one waits with it, so that a group is judged together
         held = [o for o in ready if any(self._together(o, w) for w, _ in waiting)]
         ready = sorted((o for o in ready if o not in held), key=lambda o: o.t)
@@ -352,8 +365,6 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
             if len(group) > 1:
                 self._cluster_pairs(group)
             return True
-        if all(self._jumped(o) for o in group):
-            return True  # the tracked centre jumped (identity swap, a hidden ball re-found elsewhere): no start
         first = min(o.n_first for o in group)
         running = self.phase is ShotPhase.RUNNING
         if running and not final and n < first + 2 * self.D:
@@ -378,24 +389,11 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         self._uncaused_start(striker, group)
         return True
 
-    def _jumped(self, o: Onset) -> bool:
-        """The start is a jump of the tracked centre, not a ball set moving: its first step off the rest
-        position is faster than any ball runs, or much faster than the ball runs after it (a struck ball
-        leaves at its highest speed and friction only slows it; a ball stopped dead at once by another
-        has set that one moving, so its start is caused and never judged here); or the ball was unseen
-        (under the arm or cue, lost) and is found elsewhere sitting still: no motion was seen at all."""
-        before, _ = self.hist.track(o.ball, o.n_first - self.hist.size, o.n_first - 1)
-        t, xy = self.hist.track(o.ball, o.n_first, self.hist.newest)
-        if len(t) < 2:
-            return False
-        # unseen all the history long: it was at least that long away
-        gap = float(t[0] - (before[-1] if len(before) else self.hist.time(self.hist.oldest)))
-        step = float(np.hypot(*(xy[0] - o.anchor))) / max(gap, 1e-9)
-        after = np.hypot(*np.diff(xy, axis=0).T) / np.maximum(np.diff(t), 1e-9)
-        if step > MAX_SPEED_MM_S or step > float(np.max(after)) + JUMP_EXCESS_MM_S:
-            return True
-        unseen = gap > 2.5 / self.fps
-        return unseen and float(np.max(np.hypot(*(xy - xy[0]).T))) <= self.s.rest_radius_mm
+    def _jumped(self, o: Onset) -> bool | None:
+        """Is this start a jump of the tracked centre (see `motion.track_jump`)? None while undecided; an
+        onset the tracker keeps losing is judged as it is after three look-aheads."""
+        verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm)
+        return False if verdict is None and self.hist.newest - o.n_first > 3 * self.D else verdict
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving or just-hit ball
@@ -410,6 +408,8 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         for a in range(len(self.ids)):
             if a in members or self.motion.status(a) is Motion.GONE:
                 continue
+            if t - self.jumps.get(a, -np.inf) <= _RESUME_S and self.motion.anchor_at(a, t) is None:
+                continue  # its track jumped: it is no ball running into this one
             tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
             if len(tk) == 0:
                 continue

@@ -15,6 +15,7 @@ import numpy as np
 
 from vision.events.fit import LineFit, fit_line
 from vision.events.history import History
+from vision.events.lines import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S  # one definition of a jump of the track
 from vision.events.settings import EventSettings, frames, noise_model
 from vision.types import BallState
 
@@ -240,3 +241,28 @@ def stop_fit(t: np.ndarray, xy: np.ndarray, noise_mm: float, dt: float) -> float
         return None
     sse = np.where(ok, float(((s - s.mean()) ** 2).sum()) - sxs**2 / np.where(ok, sxx, 1.0), np.inf)
     return float(ts[int(np.argmin(sse))])
+
+
+def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: float) -> bool | None:
+    """Is the start `o` a jump of the tracked centre rather than a ball set moving? True when its first
+    step off the rest position is faster than any ball runs, or much faster than the ball runs after it (a
+    struck ball leaves at its highest speed and friction only slows it; a ball stopped dead at once by
+    another has set that one moving, so its start is caused), or when the ball was unseen (under the arm
+    or cue, lost) and is found elsewhere sitting still for `look` frames: no motion was seen at all. None
+    while it is found still but not yet for that long, or seen once only."""
+    before, _ = hist.track(o.ball, o.n_first - hist.size, o.n_first - 1)
+    t, xy = hist.track(o.ball, o.n_first, hist.newest)
+    if len(t) < 2:
+        return None
+    # unseen all the history long: it was at least that long away
+    gap = float(t[0] - (before[-1] if len(before) else hist.time(hist.oldest)))
+    step = float(np.hypot(*(xy[0] - o.anchor))) / max(gap, 1e-9)
+    after = np.hypot(*np.diff(xy, axis=0).T) / np.maximum(np.diff(t), 1e-9)
+    if max(step, float(np.max(after))) > MAX_SPEED_MM_S:
+        return True  # no ball runs that fast: the track jumps, at the start or right after it
+    if step > float(np.max(after)) + JUMP_EXCESS_MM_S:
+        return True
+    still = float(np.max(np.hypot(*(xy - xy[0]).T))) <= rest_radius_mm
+    if gap <= 2.5 / fps or not still:
+        return False
+    return True if t[-1] - t[0] >= (look - 0.5) / fps else None
