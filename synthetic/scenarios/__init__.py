@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from synthetic.scenarios import fouls, shots
+from synthetic.scenarios import fouls, pushes, shots
 from synthetic.scenarios.language import Scenario
 from synthetic.scenarios.runner import play
 from synthetic.world import Timeline
@@ -35,6 +35,10 @@ SCENARIOS: dict[str, Callable[[int], Scenario]] = {
     "hanging_ball_drops_later": fouls.hanging_ball,
     "frozen_ball_on_cushion": fouls.frozen_on_cushion,
     "touching_cluster_hit": fouls.cluster_split,
+    "push_free_ivory": pushes.push_free_ivory,
+    "touching_draw_not_push": pushes.touching_draw,
+    "near_push_gap": pushes.near_push_gap,
+    "touching_straight_away": pushes.touching_straight_away,
     "jaw_rattle_no_pot": fouls.jaw_rattle,
     "cue_ball_in_hand_anywhere": fouls.cue_ball_anywhere,
     "frame_free": shots.frame_free,

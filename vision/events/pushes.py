@@ -19,6 +19,8 @@ from vision.events.shots import StrikerCall, call_striker, end_point, push_geome
 _PROVEN = 0.9  # a contact proven by the start of a ball at rest along the line of centres (docs/event-schema.md)
 _FLAGGED = 0.7  # the cap on an asserted event that the referee should check
 
+Push = tuple[Event, Onset, dict[str, Any], float]
+
 
 class PushLogic:
     s: EventSettings
@@ -28,7 +30,9 @@ class PushLogic:
     fps: float
     now: float
     out: list[Event]
-    pushes: list[tuple[Event, Onset, dict[str, Any], float]]
+    onsets: list[tuple[Onset, int]]
+    pushes: list[Push]
+    claims: dict[int, tuple[float, float]]
     last_pair: dict[tuple[int, int], float]
     last_hit: np.ndarray
     started: np.ndarray
@@ -41,32 +45,53 @@ class PushLogic:
         """Judge each held stroke once its push window has run (or the stream ended) and emit it."""
         keep = []
         for ev, o, info, due in self.pushes:
-            if not final and self.now < due:
+            if not final and (self.now < due or self._drawn_back_pending(ev, o, info, due)):
                 keep.append((ev, o, info, due))
                 continue
             self._emit(self._judge_push(ev, o, info, due))
         self.pushes = keep
+        self._drop_claimed()
+
+    def _window(self, ev: Event, o: Onset, info: dict[str, Any], t_end: float) -> tuple[StrikerCall, dict[int, Any]]:
+        """The striker call from both balls' travel from the stroke to `t_end`, and the ends it used."""
+        obj = int(info["object"])
+        anchors = {o.ball: np.asarray(o.anchor, dtype=float), obj: np.asarray(info["anchor"], dtype=float)}
+        h = self.hist
+        n0 = h.counter_at(ev.t) + 1  # the first frame after the stroke (the struck ball may start late)
+        tracks = {b: h.track(b, n0, h.newest) for b in anchors}
+        ends = {b: (*end_point(*tracks[b], anchors[b], t_end, self.s), anchors[b], tracks[b]) for b in anchors}
+        moved = self.motion.anchor_at(obj, min(t_end, self.now)) is None
+        (ea, sa, *_), (eb, sb, *_) = ends[o.ball], ends[obj]
+        return call_striker(o.ball, obj, anchors[o.ball], anchors[obj], ea, eb, sa, sb, moved, self.s), ends
+
+    def _drawn_back_pending(self, ev: Event, o: Onset, info: dict[str, Any], due: float) -> bool:
+        """Wait (up to `draw_wait_s`) while the ball that left went straight away from a touching ball that
+        stayed: if that one starts within the wait (drawn back), it was the struck one."""
+        obj = int(info["object"])
+        if self.now >= due + self.s.draw_wait_s or self.motion.anchor_at(obj, self.now) is None:
+            return False
+        call, _ = self._window(ev, o, info, due)
+        return call.review is not None and call.striker == o.ball and not call.both_moved
 
     def _judge_push(self, ev: Event, o: Onset, info: dict[str, Any], due: float) -> Event:
         s, h = self.s, self.hist
         obj = int(info["object"])
-        anchors = {o.ball: np.asarray(o.anchor, dtype=float), obj: np.asarray(info["anchor"], dtype=float)}
-        moved = self.motion.anchor_at(obj, min(due, self.now)) is None
-        n_due = h.counter_at(due)
-        n0 = h.counter_at(ev.t) + 1  # the first frame after the stroke (the struck ball may start late)
-        tracks = {b: h.track(b, n0, n_due) for b in anchors}
-        ends = {b: end_point(*tracks[b], anchors[b], s) for b in anchors}
-        call = call_striker(
-            o.ball, obj, anchors[o.ball], anchors[obj], ends[o.ball][0], ends[obj][0],
-            ends[o.ball][1], ends[obj][1], moved, s,
-        )
+        moved_late = self.now > due and self.motion.anchor_at(obj, due) is not None
+        moved_late = moved_late and self.motion.anchor_at(obj, self.now) is None
+        call, ends = self._window(ev, o, info, self.now if moved_late else due)
+        if moved_late:  # the geometry is still read over the push window
+            _, ends = self._window(ev, o, info, due)
         cue_b, obj_b = call.striker, call.other
+        moved = call.both_moved
+        end_c, se_c, anchor_c, (t_c, xy_c) = ends[cue_b]
+        _, _, anchor_o, (t_o, xy_o) = ends[obj_b]
+        t_c, xy_c, t_o, xy_o = t_c[t_c <= due], xy_c[t_c <= due], t_o[t_o <= due], xy_o[t_o <= due]
         # both starts refitted over the whole push window: a steadier stroke direction
-        cue = start_record(o, cue_b, anchors[cue_b], *tracks[cue_b], s)
+        cue = start_record(o, cue_b, anchor_c, t_c, xy_c, s)
         if cue is None:
-            cue = o if cue_b == o.ball else Onset(cue_b, o.t, o.n_first, anchors[cue_b], o.fit)
-        obj_fit = start_record(o, obj_b, anchors[obj_b], *tracks[obj_b], s) if moved else None
-        geo = push_geometry(cue, obj_b, anchors[obj_b], float(info["gap"]), obj_fit, ends[cue_b][0], s, ends[cue_b][1])
+            cue = o if cue_b == o.ball else Onset(cue_b, o.t, o.n_first, anchor_c, o.fit)
+        obj_fit = start_record(o, obj_b, anchor_o, t_o, xy_o, s) if moved else None
+        geo = push_geometry(cue, obj_b, anchor_o, float(info["gap"]), obj_fit, end_c, s, se_c)
         geo["object"] = self.ids[obj_b]
         geo.update(self._striker_evidence(o, obj, call))
         # the rules engine reads stroke_angle_deg and cue_follow (1.19); the whole geometry rides along
@@ -82,9 +107,23 @@ class PushLogic:
             extra["review"] = True
             confidence = min(confidence, _FLAGGED)
         if moved:
-            self._push_contact(ev.t, cue_b, obj_b, due)
+            self._push_contact(ev.t, cue_b, obj_b, max(due, self.now))
         self.last_hit[cue_b] = max(self.last_hit[cue_b], ev.t)
+        # the struck ball's own start, seen late (it kept little speed, or its draw took hold), is this stroke
+        self.claims[cue_b] = (ev.t - s.cause_window_s, max(due, self.now) + s.draw_wait_s)
         return replace(ev, ball=self.ids[cue_b], confidence=confidence, extra=extra)
+
+    def _drop_claimed(self) -> None:
+        """Pending starts of a struck ball within its claim belong to its stroke: not judged again."""
+        if not self.claims:
+            return
+        self.claims = {b: c for b, c in self.claims.items() if c[1] >= self.now - self.s.history_s}
+
+        def claimed(o: Onset) -> bool:
+            lo, hi = self.claims.get(o.ball, (np.inf, -np.inf))
+            return lo <= o.t <= hi
+
+        self.onsets = [(o, due) for o, due in self.onsets if not claimed(o)]
 
     def _striker_evidence(self, o: Onset, obj: int, call: StrikerCall) -> dict[str, Any]:
         """What the call rests on, for the report: the momentum reading, and which ball was seen to move
@@ -102,7 +141,7 @@ class PushLogic:
             "first_moved": first,
         }
 
-    def _push_contact(self, t: float, cue_b: int, obj_b: int, due: float) -> None:
+    def _push_contact(self, t: float, cue_b: int, obj_b: int, until: float) -> None:
         """The contact of the struck ball with the touching ball it set moving, at the stroke: replaces any
         contact of the pair still held from the starts (its order may name the other ball first)."""
         key = (min(cue_b, obj_b), max(cue_b, obj_b))
@@ -110,7 +149,7 @@ class PushLogic:
         lo = t - self.s.cause_window_s
 
         def of_pair(e: Event) -> bool:
-            return e.type is EventType.BALL_CONTACT and set(e.balls or ()) == pair and lo <= e.t <= due
+            return e.type is EventType.BALL_CONTACT and set(e.balls or ()) == pair and lo <= e.t <= until
 
         if abs(self.last_pair.get(key, -np.inf) - t) <= self.s.cause_window_s and not any(map(of_pair, self.out)):
             return  # already released

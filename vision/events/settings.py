@@ -65,6 +65,9 @@ class EventSettings:
     push_z: float = 2.0  # a push reading (striker's momentum, forward travel, angle) this many standard errors
     # from its limit is decided; closer, it is flagged for review
     throw_deg: float = 5.0  # an object ball leaves within this of the line of centres (collision-induced throw)
+    draw_wait_s: float = 0.3  # a struck ball left still by the touching ball it passed the stroke to is watched
+    # this long after the push window: drawn back (sliding friction, ~2 m/s^2, moves it onset_mm in < 0.1 s)
+    # it starts within it, and so shows it was the struck one
 
     # --- pots ----------------------------------------------------------------------------------------
     pocket_reach_mm: float = 120.0  # a ball last seen within this of a mouth centre went into that pocket

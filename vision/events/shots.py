@@ -76,6 +76,7 @@ class StrikerCall:
     momentum_mm: float  # both balls' travel summed, along the line of centres striker -> other (mm)
     tol_mm: float  # its tolerance (push_z standard errors)
     review: str | None  # why the call rests on evidence within tolerance; None when it is clear
+    both_moved: bool = True  # False: the other ball stayed at rest (the call is then the ball that moved)
 
 
 def call_striker(
@@ -115,7 +116,7 @@ def call_striker(
                 "the struck ball left straight away from a touching ball that stayed: that ball struck dead "
                 "into it would look the same"
             )
-        return StrikerCall(a, b, along, tol, review)
+        return StrikerCall(a, b, along, tol, review, both_moved=False)
     p = float(np.dot(da + db, n))
     tol = s.push_z * math.hypot(se_a, se_b)
     if p >= -tol and p <= tol:
@@ -124,19 +125,25 @@ def call_striker(
     return StrikerCall(a, b, p, tol, None) if p > 0 else StrikerCall(b, a, -p, tol, None)
 
 
-def end_point(t: np.ndarray, xy: np.ndarray, anchor: np.ndarray, s: EventSettings) -> tuple[np.ndarray, float]:
-    """Where a ball is at the end of the push window, and the standard error (mm) of that position.
+def end_point(
+    t: np.ndarray, xy: np.ndarray, anchor: np.ndarray, t_at: float, s: EventSettings
+) -> tuple[np.ndarray, float]:
+    """Where a ball was at time `t_at` (the end of the push window), and the standard error (mm) of that.
 
-    The mean of its last two samples (one if that is all there is); at its rest anchor if it was not seen.
-    The noise is the tracker's at the ball's speed over its last four samples (two differ by too little to
-    give a speed).
+    A straight line through its four samples nearest `t_at` (a ball with follow or draw still changes
+    speed, so a short piece), read at `t_at`; its one sample if that is all; its rest anchor if unseen.
     """
     if len(xy) == 0:
         return np.asarray(anchor, dtype=float), s.noise_rest_mm
-    last = xy[-2:]
-    k = min(len(xy), 4)
-    speed = float(np.hypot(*(xy[-1] - xy[-k]))) / max(float(t[-1] - t[-k]), 1e-9) if k >= 2 else 0.0
-    return last.mean(axis=0), noise_model(s)(speed) / math.sqrt(len(last))
+    near = np.argsort(np.abs(t - t_at), kind="stable")[:4]
+    near.sort()
+    fit = fit_line(t[near], xy[near], noise_model(s)) if len(near) >= 3 else None
+    if fit is None:
+        k = int(near[-1])
+        return xy[k].astype(float), noise_model(s)(0.0)
+    sigma = fit.sigma_v * math.sqrt(float(np.sum((t[near] - fit.t0) ** 2)))  # the noise the fit assumed
+    se = math.hypot(sigma / math.sqrt(fit.n), fit.sigma_v * (t_at - fit.t0))
+    return fit.at(t_at), se
 
 
 def push_geometry(
