@@ -50,3 +50,30 @@ def cushion_overlap_mm(table: Table, xy: np.ndarray | tuple[float, float]) -> fl
 def seen_off_bed(table: Table, xy: np.ndarray | tuple[float, float], tol_mm: float = AIRBORNE_OVERLAP_MM) -> bool:
     """Is a ball seen at xy somewhere a ball on the bed cannot be (reaching into a cushion beyond tol_mm)?"""
     return cushion_overlap_mm(table, xy) > tol_mm
+
+
+def off_bed_mask(table: Table, xy: np.ndarray, tol_mm: float = AIRBORNE_OVERLAP_MM) -> np.ndarray:
+    """`seen_off_bed` for many points; only the few near the cushions are measured (per frame, cheap)."""
+    p = np.asarray(xy, dtype=float).reshape(-1, 2)
+    lim = table.ball_radius - tol_mm  # nearer a nose line than this: maybe reaching into the cushion
+    near = (np.abs(p[:, 0]) > table.half_length - lim) | (np.abs(p[:, 1]) > table.half_width - lim)
+    out = np.zeros(len(p), dtype=bool)
+    for k in np.nonzero(near)[0]:
+        out[k] = seen_off_bed(table, p[k], tol_mm)
+    return out
+
+
+def cannot_rest_mask(table: Table, xy: np.ndarray, tol_mm: float = AIRBORNE_OVERLAP_MM) -> np.ndarray:
+    """Points where no ball can lie at rest: reaching into a cushion (`off_bed_mask`), or with the centre
+    more than R/2 past a pocket's mouth line (over the hole, past where the slate holds a hanging ball)."""
+    p = np.asarray(xy, dtype=float).reshape(-1, 2)
+    out = off_bed_mask(table, p, tol_mm)
+    r = table.ball_radius
+    near = (np.abs(p[:, 0]) > table.half_length - r) | (np.abs(p[:, 1]) > table.half_width - r)
+    for k in np.nonzero(near & ~out)[0]:
+        name = table.pocket_at(p[k])
+        if name is not None:
+            pk = table.pockets[name]
+            depth = float(np.dot(p[k] - np.asarray(pk.mouth_centre), np.asarray(pk.outward)))
+            out[k] = depth > 0.5 * r
+    return out

@@ -60,3 +60,42 @@ def from_rack(
     for b, k in zip(rest_ids, rest_dets, strict=False):
         out[b] = (k, 0.1)
     return out
+
+
+class ColourModel:
+    """The coloured ball told from the ivory balls by comparing detections with the balls themselves, not
+    with a fixed hue: running means of the chroma (Cr, Cb) of the detections the tracker gave to the coloured
+    ball and to ivory balls, learnt under this cloth and this light. A detection is coloured (ivory) when its
+    chroma is at least `ratio` times nearer the coloured (ivory) mean than the other; the model speaks only
+    once the two means lie `min_sep` grey levels apart (several times the chroma noise of a ball's median)."""
+
+    def __init__(self, alpha: float = 0.05, min_sep: float = 10.0, ratio: float = 2.0) -> None:
+        self.alpha, self.min_sep, self.ratio = alpha, min_sep, ratio
+        self.mean: dict[bool, np.ndarray | None] = {True: None, False: None}  # coloured? -> (Cr, Cb)
+
+    def learn(self, coloured: bool, colour: np.ndarray) -> None:
+        c = np.asarray(colour, dtype=float)[1:3]
+        if not np.all(np.isfinite(c)):
+            return
+        m = self.mean[coloured]
+        self.mean[coloured] = c.copy() if m is None else m + self.alpha * (c - m)
+
+    @property
+    def ready(self) -> bool:
+        a, b = self.mean[True], self.mean[False]
+        return a is not None and b is not None and float(np.hypot(*(a - b))) >= self.min_sep
+
+    def classes(self, dets: Detections) -> np.ndarray:
+        """Per detection BallClass from the learnt means; the detector's own class where the model cannot
+        tell (not ready, no colour, or a chroma between the two means)."""
+        out = np.asarray(dets.cls, dtype=object).copy()
+        col = dets.data.get("colour")
+        a, b = self.mean[True], self.mean[False]
+        if col is None or len(col) != len(dets) or a is None or b is None or not self.ready:
+            return out
+        c = np.asarray(col, dtype=float)[:, 1:3]
+        dc = np.hypot(*(c - a).T)
+        di = np.hypot(*(c - b).T)
+        out[dc * self.ratio < di] = BallClass.COLOURED
+        out[di * self.ratio < dc] = BallClass.IVORY
+        return out

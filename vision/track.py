@@ -16,9 +16,9 @@ from filterpy.kalman import KalmanFilter
 from calibration.table import Table
 from rules.events import BALL_IDS
 from vision import kalman
-from vision.assign import Hypothesis, ambiguity, contact_pairs, cost_matrix, solve
-from vision.bedgeom import seen_off_bed
-from vision.identity import COLOURED_ID, from_position_map, from_rack, match_positions
+from vision.assign import INVALID, Hypothesis, ambiguity, contact_pairs, cost_matrix, solve
+from vision.bedgeom import cannot_rest_mask, seen_off_bed
+from vision.identity import COLOURED_ID, ColourModel, from_position_map, from_rack, match_positions
 from vision.types import BallClass, BallState, BallStates, Detections
 
 Occluded = Callable[[np.ndarray], bool]  # table mm -> is that point under an occluder
@@ -94,6 +94,7 @@ class TrackSet:
         self.R = table.ball_radius
         self._pending: list[tuple[np.ndarray, int]] = []  # unclaimed detections: position, frames seen
         self._expected: dict[str, np.ndarray] = {}  # spotted balls not yet seen on their spot: id -> mm
+        self.colours = ColourModel()  # coloured vs ivory, learnt from the balls under this light
 
     # --- identity ---------------------------------------------------------------------------
     def _initialise(self, dets: Detections) -> None:
@@ -114,6 +115,7 @@ class TrackSet:
             tr.rest_xy = dets.xy_mm[k].copy()
             tr.history.append(dets.xy_mm[k].copy())
             tr.patch = dets.data["patch"][k] if "patch" in dets.data else None
+            self._learn_colour(tr, dets, k)
 
     def _coloured_by_class(self, dets: Detections, got: dict[str, tuple[int, float]]) -> dict[str, tuple[int, float]]:
         """A position map without the coloured ball (in hand): the one coloured detection the map left."""
@@ -219,7 +221,7 @@ class TrackSet:
         for i, tr in enumerate(active):
             if i not in assigned:
                 self._missed(tr, dt, occluded)
-        self._revive(dets, taken | {int(free[k]) for _, k in pairs})
+        self._revive(dets, taken | {int(free[k]) for _, k in pairs}, occluded)
         if self._expected:  # rare: only between a verdict that spots a ball and the ball's arrival
             self.relabel(self.expected, 0.9)
         return self.publish(t)
@@ -298,13 +300,25 @@ class TrackSet:
                 q[a] = -2 * lim[a] - q[a]
         return q
 
+    def _learn_colour(self, tr: Track, dets: Detections, k: int) -> None:
+        """Teach the colour model with a detection a confidently named track took."""
+        col = dets.data.get("colour")
+        if col is not None and len(col) > k and tr.id_conf >= 0.5:
+            self.colours.learn(tr.ball == COLOURED_ID, col[k])
+
     def _class_cost(self, active: list[Track], dets: Detections) -> np.ndarray:
         pen = self.config.class_penalty
-        is_col = np.array([c == BallClass.COLOURED for c in dets.cls], dtype=bool)
-        is_iv = np.array([c == BallClass.IVORY for c in dets.cls], dtype=bool)
+        cls = self.colours.classes(dets)
+        is_col = np.array([c == BallClass.COLOURED for c in cls], dtype=bool)
+        is_iv = np.array([c == BallClass.IVORY for c in cls], dtype=bool)
         out = np.zeros((len(active), len(dets)))
+        # where no ball can rest (reaching into a cushion, or over a pocket's hole) a detection is a flying or
+        # falling ball (a moving track may take it) or a hand (a resting ball must not follow it)
+        off = cannot_rest_mask(self.table, dets.xy_mm) * INVALID
         for i, tr in enumerate(active):
             out[i] = pen * (is_iv if tr.ball == COLOURED_ID else is_col)
+            if tr.state != BallState.MOVING:
+                out[i] += off
         return out
 
     def _apply(self, tr: Track, h: Hypothesis, is_cv: bool, dets: Detections, k: int, dt: float, margin: float) -> None:
@@ -336,6 +350,8 @@ class TrackSet:
             diff = np.abs(new_patch.astype(np.int16) - tr.patch)
             spinning = float(diff.sum()) / diff.size > self.config.spin_diff
         tr.patch = new_patch
+        if margin >= 2.0:  # an unambiguous assignment teaches the colour model
+            self._learn_colour(tr, dets, k)
         tr.history.append(tr.xy)
         self._motion_state(tr, spinning)
 
@@ -388,9 +404,11 @@ class TrackSet:
             tr.state = BallState.HIDDEN
             tr.rest_xy = p.copy()
 
-    def _revive(self, dets: Detections, used: set[int]) -> None:
+    def _revive(self, dets: Detections, used: set[int], occluded: Occluded | None = None) -> None:
         """A detection no track took: a ball back in play (spotted after a pot) or one never seen. Only once
-        it has stayed put for `revive_frames` frames: a hand or a passing cue tip does not."""
+        it has stayed put for `revive_frames` frames with no occluder next to it: a passing cue tip moves, and
+        a bridge hand resting on the bed for seconds belongs to an arm, while a ball put down stays when the
+        hand has gone."""
         # nothing that reaches into a cushion is a ball at rest (a hand or a cue tip on the rail)
         free = [k for k in range(len(dets))
                 if k not in used and dets.confidence[k] >= 0.6 and not seen_off_bed(self.table, dets.xy_mm[k])]
@@ -399,14 +417,17 @@ class TrackSet:
         for k in free:
             xy = dets.xy_mm[k]
             count = 1 + max((n for p, n in self._pending if np.hypot(*(p - xy)) < 5.0), default=0)
+            if occluded is not None and occluded(xy):
+                count = 0
             pending.append((xy.copy(), count))
             if count >= self.config.revive_frames or (count >= self.config.spot_frames and self._on_spot(xy)):
                 ready.append(k)
         self._pending = pending
+        cls = self.colours.classes(dets) if ready else dets.cls
         for k in ready:
             if self._expected and self._revive_expected(dets.xy_mm[k]):
                 continue
-            want_col = dets.cls[k] == BallClass.COLOURED
+            want_col = cls[k] == BallClass.COLOURED
             cands = [
                 tr
                 for tr in self.tracks.values()

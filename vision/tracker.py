@@ -27,6 +27,9 @@ class BallTracker:
         self.detector = BallDetector(camera, table, detector_config)
         self.tracks = TrackSet(table, ids, initial_positions, tracker_config)
         self.last_detections: Detections = Detections.empty()
+        # the occluders of the last frame the detector measured: a quiet frame reuses the detections and
+        # leaves its own occluder mask empty, but the arm is still where it was
+        self._occluders = self.detector.occluder_mask.copy()
 
     def update(self, frame: np.ndarray, t: float) -> BallStates:
         live = [tr for tr in self.tracks.tracks.values() if tr.in_play]
@@ -34,6 +37,8 @@ class BallTracker:
         calm = self.tracks.t is not None and all(tr.state != BallState.MOVING for tr in live)
         moving = np.array([tr.xy for tr in live if tr.state == BallState.MOVING]).reshape(-1, 2)
         dets = self.detector.detect(frame, hints_mm=hints, allow_skip=calm, moving_mm=moving)
+        if not (len(dets) and np.array_equal(dets.xy_mm, self.last_detections.xy_mm)):
+            np.copyto(self._occluders, self.detector.occluder_mask)
         self.last_detections = dets
         return self.tracks.step(dets, t, self._occluded)
 
@@ -56,5 +61,5 @@ class BallTracker:
         u, v = det.rect.to_px(np.asarray(xy_mm, dtype=float).reshape(1, 2))[0]
         r = int(np.ceil(det.r_px * 1.5))
         iu, iv = round(u), round(v)
-        patch = det.occluder_mask[max(iv - r, 0) : iv + r + 1, max(iu - r, 0) : iu + r + 1]
+        patch = self._occluders[max(iv - r, 0) : iv + r + 1, max(iu - r, 0) : iu + r + 1]
         return bool(patch.size and patch.any())

@@ -9,7 +9,7 @@ from track_fakes import dets
 
 from calibration.table import Table
 from vision.track import TrackSet
-from vision.types import BallClass, BallState, BallStates
+from vision.types import BallClass, BallState, BallStates, Detections
 
 FPS = 60.0
 TABLE = Table.load("pyramid-12ft")
@@ -170,3 +170,25 @@ def test_referee_statement_swaps_ids_of_resting_balls() -> None:
     assert idc(st, "1") == 1.0 and idc(st, "2") == 1.0
     for b in ("3", "4", "C"):
         assert np.hypot(*(at(st, b) - POSITION[b])) < 3.0
+
+
+def _coloured_dets(points: list[tuple[float, float]], coloured: list[bool], seed: int) -> Detections:
+    """Detections whose class the detector could not tell (an odd cloth and light: all UNKNOWN), with the
+    median (Y, Cr, Cb) a ball shows: the coloured one's chroma apart from the ivory ones'."""
+    d = dets(points, [BallClass.UNKNOWN] * len(points), seed=seed)
+    d.data["colour"] = np.array([(150.0, 146.0, 104.0) if c else (205.0, 124.0, 131.0) for c in coloured])
+    return d
+
+
+def test_coloured_ball_comes_back_as_c_by_its_colour_relative_to_the_ivory_balls() -> None:
+    """C went off the table; a ball is put down in the house. The detector's fixed hue rule calls every ball
+    UNKNOWN under this light, but next to the ivory balls seen so far the new ball is the coloured one."""
+    ts = TrackSet(TABLE, ("1", "2", "C"), {"1": (0.0, 0.0), "C": (800.0, 300.0)})  # ball 2 never on the table
+    for f in range(20):
+        ts.step(_coloured_dets([(0.0, 0.0), (800.0, 300.0)], [False, True], f), f / FPS)
+    ts.tracks["C"].state = BallState.OFF_TABLE  # it jumped off (the tracker's own reading, tested elsewhere)
+    for f in range(20, 60):
+        st = ts.step(_coloured_dets([(0.0, 0.0), (-1300.0, 50.0)], [False, True], f), f / FPS)
+    assert st.state_of("C") == BallState.STATIONARY
+    assert np.hypot(*(st.xy_mm[st.index("C")] - (-1300.0, 50.0))) < 3
+    assert st.state_of("2") == BallState.UNKNOWN

@@ -115,3 +115,63 @@ def test_moving_ball_lost_across_a_jaw_is_off_table_not_a_pot() -> None:
         n = hist.push(_states(f, c, BallState.MOVING if len(pts) == 2 else BallState.HIDDEN))
         out += w.update(hist, n, np.array([f >= 5]), True)
     assert [g.kind for g in out] == ["off_table"]
+
+
+def test_a_bridge_hand_resting_by_an_arm_revives_no_ball_but_a_ball_left_there_does() -> None:
+    ts = TrackSet(TABLE, ("1", "2"), {"1": (0.0, 0.0)})  # ball 2 potted earlier: not on the table
+    hand = (930.0, -101.0)
+    for f in range(60):  # a ball-sized hand, still for a second at 60 fps, at the end of an arm (occluder)
+        st = ts.step(dets([(0.0, 0.0), hand], seed=f), f / FPS, lambda p: bool(np.hypot(*(p - hand)) < 60.0))
+    assert st.state_of("2") == BallState.UNKNOWN
+    for f in range(60, 90):  # the arm has gone and a ball stays where the hand was
+        st = ts.step(dets([(0.0, 0.0), hand], seed=f), f / FPS, lambda p: False)
+    assert st.state_of("2") == BallState.STATIONARY
+
+
+class _QuietDetector:
+    """A detector whose second call is a quiet frame: the same detections, an empty occluder mask."""
+
+    def __init__(self) -> None:
+        self.r_px = 8.5
+        self.occluder_mask = np.zeros((100, 100), np.uint8)
+        self.calls = 0
+        self.rect = self
+
+    def to_px(self, xy: np.ndarray) -> np.ndarray:
+        return np.asarray(xy, float).reshape(-1, 2) / 10.0 + 50.0
+
+    def detect(self, frame: np.ndarray, **_: object) -> object:
+        self.calls += 1
+        self.occluder_mask[:] = 0
+        if self.calls == 1:
+            self.occluder_mask[40:60, 40:60] = 255  # an arm over the middle of the table
+        return dets([(0.0, 0.0)], seed=0)
+
+
+def test_a_quiet_frame_keeps_the_occluders_of_the_last_measured_frame() -> None:
+    from vision.tracker import BallTracker
+
+    bt = BallTracker.__new__(BallTracker)
+    bt.detector = _QuietDetector()  # type: ignore[assignment]
+    bt.tracks = TrackSet(TABLE, ("1",), {"1": (0.0, 0.0)})
+    bt.last_detections = dets([], seed=0)
+    bt._occluders = bt.detector.occluder_mask.copy()
+    bt.update(np.zeros((4, 4, 3), np.uint8), 0.0)
+    assert bt._occluded(np.array([0.0, 0.0]))
+    bt.update(np.zeros((4, 4, 3), np.uint8), 1.0 / FPS)  # nothing changed: detections reused, mask empty
+    assert bt._occluded(np.array([0.0, 0.0]))
+    assert not bt._occluded(np.array([400.0, 0.0]))
+
+
+def test_a_hand_over_the_cushion_does_not_move_a_resting_ball_and_a_lifted_ball_is_not_potted() -> None:
+    """Ball 11 rests by the rear-right mouth; the hand that picks it up (a penalty ball) is seen as one
+    ball-sized blob reaching over the cushion, then the ball shows again, then it is lifted away."""
+    ball, hand = (1739.0, -857.0), (1755.0, -893.0)
+    ts = TrackSet(TABLE, ("11", "C"), {"11": ball, "C": (0.0, 0.0)})
+    frames = [[ball, (0.0, 0.0)]] * 10 + [[hand, (0.0, 0.0)]] * 12 + [[ball, (0.0, 0.0)]] * 4 + [[(0.0, 0.0)]] * 6
+    seen = []
+    for f, pts in enumerate(frames):
+        st = ts.step(dets(pts, seed=f), f / FPS)
+        seen.append(st.state_of("11"))
+    assert BallState.MOVING not in seen
+    assert st.state_of("11") == BallState.HIDDEN
