@@ -71,7 +71,7 @@ def verify_contact(
         got = _from_rest(hist, rest, s, x, a if x == b else b, m, n_lo, n_hi, radius, fps)
         if got is not None or len(still) == 2:
             return got
-    found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi)
+    found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi, slow=True)
     if found is None:
         return None
     j, (pa, pb) = found
@@ -108,6 +108,14 @@ def verify_contact(
     z_a, z_b = (max(z_a, 0.0), max(z_b, 0.0))
     z, impulse = (z_a, j_a) if z_a >= z_b else (z_b, j_b)
     kinked = pa if z_a >= z_b else pb
+    if not (pa.at_rest_before or pb.at_rest_before) and j_a > 0 and j_b > 0:
+        # one impulse, equal and opposite (equal masses): both balls measure it, and the weighted mean of
+        # the two readings stands out of the noise where neither does alone (a slow touch)
+        w_a, w_b = 1.0 / max(pa.sigma_dv, 1e-9) ** 2, 1.0 / max(pb.sigma_dv, 1e-9) ** 2
+        j_ab = (j_a * w_a + j_b * w_b) / (w_a + w_b)
+        z_ab = j_ab * float(np.sqrt(w_a + w_b))
+        if z_ab > z:
+            z, impulse = z_ab, j_ab
     t_k = kinked.kink_time()
     if z >= s.kink_z and t_k is not None and abs(t_k - t_c) < 3 * dt:
         gap_k = float(np.hypot(*(pb.pre.at(t_k) - pa.pre.at(t_k)))) - 2 * radius

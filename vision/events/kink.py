@@ -49,8 +49,18 @@ class Pieces:
         return -float(np.dot(c, w)) / ww
 
 
-def pieces(hist: History, rest: RestLookup, s: EventSettings, b: int, j: int, n_lo: int, n_hi: int) -> Pieces | None:
-    """Fit ball b on counters n_lo..j (before) and j+1..n_hi (after); None without enough samples."""
+_SLOW_REACH = 3  # a slow ball's incoming line may be fitted over up to this many times the usual window
+
+
+def pieces(
+    hist: History, rest: RestLookup, s: EventSettings, b: int, j: int, n_lo: int, n_hi: int, slow: bool = False
+) -> Pieces | None:
+    """Fit ball b on counters n_lo..j (before) and j+1..n_hi (after); None without enough samples.
+
+    `slow`: a ball slower than `blur_speed_mm_s` moves a few mm a frame, so the short window pins its
+    velocity down poorly; its incoming line is fitted over up to `_SLOW_REACH` times the window as long as
+    that longer piece stays straight within the noise (no earlier kink in it). The past costs no latency.
+    """
     t_pre, xy_pre = hist.track(b, n_lo, j)
     t_post, xy_post = hist.track(b, j + 1, n_hi)
     if len(t_post) < 2:
@@ -67,6 +77,11 @@ def pieces(hist: History, rest: RestLookup, s: EventSettings, b: int, j: int, n_
         if fitted is None:
             return None
         pre = fitted
+        if slow and pre.speed < s.blur_speed_mm_s:
+            t_long, xy_long = hist.track(b, j - _SLOW_REACH * (j - n_lo), j)
+            long = fit_line(t_long, xy_long, noise_model(s))
+            if long is not None and long.n > pre.n and long.rms_mm <= 1.5 * noise_model(s)(long.speed):
+                pre = long
         chi2_pre = float(np.sum((xy_pre - pre.at(t_pre)) ** 2)) / s.noise_moving_mm**2
     chi2_post = float(np.sum((xy_post - post.at(t_post)) ** 2)) / s.noise_moving_mm**2
     return Pieces(pre, post, chi2_pre + chi2_post, anchor is not None)
@@ -80,11 +95,12 @@ def best_split(
     splits: Sequence[int],
     n_lo: int,
     n_hi: int,
+    slow: bool = False,
 ) -> tuple[int, list[Pieces]] | None:
     """The split (last frame before the kink) whose pieces fit all the balls best, with their pieces."""
     best: tuple[float, int, list[Pieces]] | None = None
     for j in splits:
-        fits = [pieces(hist, rest, s, b, j, n_lo, n_hi) for b in balls]
+        fits = [pieces(hist, rest, s, b, j, n_lo, n_hi, slow) for b in balls]
         if any(f is None for f in fits):
             continue
         got = [f for f in fits if f is not None]
