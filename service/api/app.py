@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import signal
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse
@@ -19,6 +22,28 @@ from service.api.live import LiveHub
 from service.api.routers import analyses, events, inputs, live, matches, verdicts
 from service.api.settings import Settings
 from service.pipeline.run import StageFactory, default_stages
+
+
+def _close_feeds_on_stop(hub: LiveHub) -> None:
+    """Chain a handler before the server's SIGINT / SIGTERM handler that ends the open live feeds: uvicorn
+    waits for open responses before it shuts down, and an SSE feed stays open as long as its page does."""
+
+    def chain(prev: Any) -> Callable[[int, FrameType | None], None]:
+        def handler(signum: int, frame: FrameType | None) -> None:
+            hub.closing.set()
+            if callable(prev):
+                prev(signum, frame)
+            else:  # the default action (terminate): restore it and deliver the signal again
+                signal.signal(signum, signal.SIG_DFL if prev is None else prev)
+                signal.raise_signal(signum)
+
+        return handler
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(sig, chain(signal.getsignal(sig)))
+        except ValueError:  # not the main thread (a server run in a thread): feeds end at its shutdown timeout
+            return
 
 
 def create_app(settings: Settings | None = None, stage_factory: StageFactory = default_stages) -> FastAPI:
@@ -40,7 +65,9 @@ def create_app(settings: Settings | None = None, stage_factory: StageFactory = d
         app.state.jobs = JobRunner(settings, app.state.hub, stage_factory)
         for a in pending:
             app.state.jobs.submit(a.id)
+        _close_feeds_on_stop(app.state.hub)
         yield
+        app.state.hub.closing.set()
         app.state.jobs.shutdown()
 
     app = FastAPI(title="Pyramid Monitor", version="0.1.0", lifespan=lifespan)

@@ -27,6 +27,9 @@ class Subscriber:
 class LiveHub:
     _subs: list[Subscriber] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Set when the service is told to stop: open feeds end (browsers reconnect to the next process), or
+    # the server would wait for them forever before shutting down.
+    closing: threading.Event = field(default_factory=threading.Event)
 
     def subscribe(self, match_id: int) -> Subscriber:
         sub = Subscriber(match_id, asyncio.Queue(QUEUE_MAX), asyncio.get_running_loop())

@@ -246,3 +246,30 @@ def test_resume_of_a_video_that_is_gone_fails_clearly_and_keeps_the_outputs(tmp_
             assert (out / "events.jsonl").read_bytes() == before
     finally:
         srv2.stop()
+
+
+def test_sigint_stops_the_server_though_a_live_feed_is_open(tmp_path: Path, servers: list[ServerProcess]) -> None:
+    """uvicorn waits for open responses before it stops; an open referee page must not keep it alive."""
+    import signal
+    import threading
+
+    srv = ServerProcess(tmp_path / "data")
+    servers.append(srv)
+    mid = httpx.post(f"{srv.url}/matches", json={"name": "feed"}, timeout=10).json()["id"]
+    got: list[str] = []
+    opened = threading.Event()
+
+    def read() -> None:
+        with httpx.stream("GET", f"{srv.url}/live/{mid}", timeout=60) as r:
+            for line in r.iter_lines():
+                got.append(line)
+                if line.startswith("event: state"):
+                    opened.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    assert opened.wait(timeout=30)
+    srv.proc.send_signal(signal.SIGINT)
+    srv.proc.wait(timeout=30)  # without the feed closing itself this waits forever
+    reader.join(timeout=10)
+    assert not reader.is_alive()  # the feed ended, so the browser reconnects to the next process

@@ -56,6 +56,8 @@ async def live_feed(
             while True:
                 if await request.is_disconnected():  # checked every second: a closed tab frees its slot soon
                     break
+                if hub.closing.is_set():  # the service is stopping: the browser reconnects to the next one
+                    break
                 try:
                     item = await asyncio.wait_for(sub.queue.get(), timeout=POLL_S)
                 except TimeoutError:
