@@ -129,6 +129,7 @@ class JobRunner:
         # The run restarts at its checkpoint (or at the start): the events stored after that are made again.
         overlap = Overlap(stored[prev.events_lines if prev is not None and not prev.complete else 0:])
         notes: list[str] = []
+        resumed_run = bool(stored) or header_done
 
         def on_event(e: Event) -> None:
             d = e.to_dict()
@@ -144,7 +145,9 @@ class JobRunner:
             if now - last[0] >= 1.0:
                 last[0] = now
                 frac = done / total if total else 0.0
-                db.update_analysis(conn, analysis_id=job.id, progress=min(frac, 1.0), message=f"{t:.1f} s of video")
+                db.update_analysis(conn, analysis_id=job.id, progress=min(frac, 1.0),
+                                   message=f"{t:.1f} s of video" + (" (resumed after an interruption)" if resumed_run
+                                                                    else ""))
                 self.hub.publish(match.id, {"kind": "progress", "seq": 0,
                                             "data": {"analysis": job.id, "progress": frac, "t": t}})
 
@@ -174,7 +177,7 @@ class JobRunner:
         msg = "; ".join(n for n in result.notes[-3:] if n not in resumed) or "done"
         if result.read.error:
             msg = f"partly analysed: the video could be read only up to an error ({result.read.error})"
-        if stored or header_done:
+        if resumed_run:
             said = resumed[0] if resumed else "no checkpoint yet: analysed again from the start"
             msg = f"resumed after an interruption ({said}); {overlap.summary()}; {msg}"
         db.update_analysis(conn, analysis_id=job.id, status=db.AnalysisStatus.DONE, progress=1.0, message=msg)
