@@ -34,7 +34,9 @@ def disc_stats(planes: tuple[np.ndarray, np.ndarray, np.ndarray], centres: np.nd
         return np.zeros((0, 3))
     iy = np.clip(c[:, 1:2] + dy[None, :], 0, h - 1)
     ix = np.clip(c[:, 0:1] + dx[None, :], 0, w - 1)
-    return np.stack([np.median(p[iy, ix], axis=1) for p in planes], axis=1).astype(float)
+    idx = iy * w + ix
+    samples = np.stack([np.asarray(p).reshape(-1)[idx] for p in planes])  # (3, K, n): one median call
+    return np.median(samples, axis=2).T.astype(float)
 
 
 def classify(stats: np.ndarray, rule: ColourRule | None = None) -> np.ndarray:

@@ -252,7 +252,8 @@ class BallDetector:
             for j in range(1, m):
                 if st[j, 4] < 0.3 * disc_area:
                     continue
-                comp = (labels == j).astype(np.uint8) * 255
+                # one component in the window: it is the window's foreground (0 / 255) as it stands
+                comp = self._fg[y0:y1, x0:x1] if m == 2 else (labels == j).astype(np.uint8) * 255
                 sub = cv2.bitwise_and(comp, bed)
                 area = cv2.countNonZero(sub)
                 if area < 0.3 * disc_area:

@@ -118,8 +118,9 @@ class _Lazy:
 
 def _project(cal: CalibrationView, states: Any) -> dict[str, tuple[float, float]]:
     """Pixel position of every ball still in play with a known position."""
-    mask = states.on_table() & np.isfinite(states.xy_mm).all(axis=1)
-    mask &= states.state != BallState.UNKNOWN
+    st = states.state  # integer comparisons: np.isin over enum members costs more than the projection
+    mask = (st != int(BallState.POTTED)) & (st != int(BallState.OFF_TABLE)) & (st != int(BallState.UNKNOWN))
+    mask &= np.isfinite(states.xy_mm).all(axis=1)
     if not mask.any():
         return {}
     xyz = np.hstack([states.xy_mm[mask], np.full((int(mask.sum()), 1), cal.table.ball_radius)])
