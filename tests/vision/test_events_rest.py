@@ -139,3 +139,15 @@ def test_a_jump_next_to_a_cluster_does_not_explain_a_stroke(fps: float) -> None:
     events = [e for e in detect_events(TABLE, fps, states) if e.type in SEGMENT]
     assert [(e.type, e.ball) for e in events][:1] == [(EventType.SHOT_START, "C")]
     assert all(e.ball != "12" for e in events)
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_ball_struck_while_still_rolling_starts_an_early_shot(fps: float) -> None:
+    # 1.14.2: the cue ball is struck again while it still rolls from the first stroke
+    sim = Sim(TABLE, fps=fps, decel_mm_s2=100.0).place("C", (-700.0, 0.0)).place("9", (900.0, 500.0))
+    res = sim.stroke(0.5, "C", (400.0, 0.0)).stroke(2.0, "C", (-200.0, 900.0)).run(5.0)
+    events = _run(res, NoiseModel(0.7, 1.5, 0.02, 2))
+    starts = [e for e in events if e.type is EventType.SHOT_START]
+    assert [(e.ball, e.extra.get("early", False)) for e in starts] == [("C", False), ("C", True)]
+    assert starts[1].t == pytest.approx(2.0, abs=1.5 / fps)
+    assert not [e for e in events if e.type is EventType.BALL_DISTURBED]

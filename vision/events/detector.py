@@ -19,17 +19,20 @@ from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, pair_candidates, verify_contact
 from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touch
+from vision.events.fit import fit_line
 from vision.events.history import History
-from vision.events.lines import Crossing, LineWatcher
+from vision.events.lines import MAX_SPEED_MM_S, Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop, track_jump
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
-from vision.events.settings import EventSettings, frames
+from vision.events.settings import EventSettings, frames, noise_model
 from vision.events.shots import choose_striker, rest_layout
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
+_KICK_PRE_S = 0.15  # a stroke on a moving ball: line fits this long before ... (5 mm noise: ~40 mm/s error)
+_KICK_POST_S = 0.1  # ... and after the kink (~70 mm/s); found this late
 _RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 
 
@@ -74,6 +77,7 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
         self.started = np.full(len(ids), -np.inf)  # last start from rest per ball
         self.last_stop = -np.inf
         self.last_event_t = -np.inf  # of the running shot's last event but its shot_end
+        self.kicked: dict[int, float] = {}  # per ball: time it was last struck while moving
         self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
         self.stop_rec: dict[int, tuple[float, float]] = {}  # per ball: (stop time, start of the fitted approach)
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
@@ -316,7 +320,70 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
                 self._emit(Event(EventType.OFF_TABLE, g.t, 0, g.confidence, ball=self.ids[g.ball], extra=dict(g.extra)))
 
     # --- starts from rest: collisions, strokes, disturbances ------------------------------------------
+    def _kicks(self, m: int) -> None:
+        """A stroke on a moving ball (1.14.2 struck before the balls stopped): its velocity changes by at
+        least the early-stroke speed and it speeds up significantly, with no contact or cushion that could
+        explain it (a cushion only slows a ball; a ball speeds up only when hit), seen all along, and the
+        tracks before and after meet (a jump of the tracked centre does not)."""
+        h, s = self.hist, self.s
+        pre_n, post_n = frames(_KICK_PRE_S, self.fps, 3), frames(_KICK_POST_S, self.fps, 3)
+        if m - pre_n < h.oldest or m + 1 + post_n > h.newest:
+            return
+        t_m = h.time(m)
+        for b in range(len(self.ids)):
+            if not (self.motion.moving_at(b, t_m) and self.motion.moving_at(b, h.time(m - pre_n))):
+                continue  # moving all through the fit before: a start from rest is judged as an onset
+            if t_m - self.kicked.get(b, -np.inf) < 4 * s.cause_window_s:
+                continue
+            t_a, xy_a = h.track(b, m - pre_n, m)
+            t_b, xy_b = h.track(b, m + 1, m + 1 + post_n)
+            if len(t_a) < pre_n or len(t_b) < post_n:
+                continue  # not seen all along: a ball just re-found (or carried in a hand) tells no change
+            pre, post = fit_line(t_a, xy_a, noise_model(s)), fit_line(t_b, xy_b, noise_model(s))
+            if pre is None or post is None:
+                continue
+            dv = post.v - pre.v
+            sigma = float(np.hypot(pre.sigma_v, post.sigma_v))
+            if float(np.hypot(*dv)) < s.early_stroke_min_speed_mm_s or post.speed - pre.speed < s.kink_z * sigma:
+                continue
+            if max(pre.speed, post.speed) > MAX_SPEED_MM_S or float(np.min(h.id_conf[h.idx(m - 1, m + 2), b])) < 0.5:
+                continue  # a swap of two moving balls' identities looks just like a change of velocity
+            # when the two lines are closest, and how close: a jump leaves them apart
+            t_k = float(post.t0 + np.dot(pre.p0 - post.p0 - pre.v * (pre.t0 - post.t0), dv) / np.dot(dv, dv))
+            t_k = float(np.clip(t_k, pre.t0, post.t0))
+            if float(np.hypot(*(pre.at(t_k) - post.at(t_k)))) > 3 * s.noise_moving_mm:
+                continue
+            if any(t_a[0] - s.cause_window_s <= k <= t_b[-1] + s.cause_window_s for k in self.kinks.get(b, [])):
+                continue  # a contact or cushion inside the windows: its kink, not a stroke
+            xy_m = h.xy[m % h.size]
+            others = [x for x in range(len(self.ids)) if x != b and h.valid[m % h.size, x]]
+            reach = 2 * self.R + s.contact_gate_mm + post.speed * _KICK_POST_S
+            if any(float(np.hypot(*(xy_m[x] - xy_m[b]))) <= reach for x in others):
+                continue  # a ball close by: a collision not yet proven, not a stroke
+            self.kicked[b] = t_k
+            self._moving_stroke(b, t_k, post.speed)
+
+    def _moving_stroke(self, b: int, t: float, speed: float) -> None:
+        anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, t)) is not None}
+        positions, frozen, touching = rest_layout(self.table, self.ids, anchors, self.s)
+        running = self.phase is ShotPhase.RUNNING
+        extra: dict[str, Any] = {"speed_mm_s": round(speed, 1), "struck_moving": True}
+        if running:
+            extra["early"] = True
+        idc = float(self.hist.id_conf[self.hist.counter_at(t) % self.hist.size, b])
+        ev = Event(EventType.SHOT_START, t, 0, round(0.9 * idc, 4), ball=self.ids[b], positions=positions,
+                   frozen=frozen, touching=touching, extra=extra)
+        if not running:
+            self.shot_t0, self.shot_anchors, self.first_hit_t = t, dict(anchors), np.inf
+            self.lines.crossed_axis.clear()
+        self.phase = ShotPhase.RUNNING
+        self.last_stop = max(self.last_stop, t)
+        self.last_hit[b] = max(self.last_hit[b], t)
+        self._emit(ev)
+
     def _resolve_onsets(self, n: int, final: bool) -> None:
+        if not final:
+            self._kicks(n - frames(_KICK_POST_S, self.fps, 3) - 1)
         for o, _ in self.onsets:
             if self.jumps.get(o.ball) == o.t:
                 continue
