@@ -2,8 +2,8 @@
 
 One idea per module: `settings` (thresholds), `history` (frame buffer), `fit` (line fits), `motion`
 (rest/moving per ball), `kink` (velocity changes), `contacts`, `cushions`, `lines`, `pots`, `shots`
-(start/end payloads, push geometry), `clusters` (impulses through touching balls), `output` (ordered
-release) and `detector` (EventDetector, the incremental driver).
+(start/end payloads, push geometry), `strokes` (a ball struck while moving), `clusters` (impulses through
+touching balls), `output` (ordered release) and `detector` (EventDetector, the incremental driver).
 """
 
 from __future__ import annotations

@@ -19,20 +19,18 @@ from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, pair_candidates, verify_contact
 from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touch
-from vision.events.fit import fit_line
 from vision.events.history import History
-from vision.events.lines import MAX_SPEED_MM_S, Crossing, LineWatcher
+from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop, track_jump
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
-from vision.events.settings import EventSettings, frames, noise_model
+from vision.events.settings import EventSettings, frames
 from vision.events.shots import choose_striker, rest_layout
+from vision.events.strokes import KICK_POST_S, StrokeLogic
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
-_KICK_PRE_S = 0.15  # a stroke on a moving ball: line fits this long before ... (5 mm noise: ~40 mm/s error)
-_KICK_POST_S = 0.1  # ... and after the kink (~70 mm/s); found this late
 _RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 
 
@@ -41,7 +39,7 @@ class ShotPhase(StrEnum):
     RUNNING = "running"
 
 
-class EventDetector(OutputLogic, ClusterLogic, PushLogic):
+class EventDetector(OutputLogic, ClusterLogic, PushLogic, StrokeLogic):
     """Incremental event detector: call `update` with every frame's BallStates, then `flush` at the end."""
 
     def __init__(
@@ -320,49 +318,6 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
                 self._emit(Event(EventType.OFF_TABLE, g.t, 0, g.confidence, ball=self.ids[g.ball], extra=dict(g.extra)))
 
     # --- starts from rest: collisions, strokes, disturbances ------------------------------------------
-    def _kicks(self, m: int) -> None:
-        """A stroke on a moving ball (1.14.2 struck before the balls stopped): its velocity changes by at
-        least the early-stroke speed and it speeds up significantly, with no contact or cushion that could
-        explain it (a cushion only slows a ball; a ball speeds up only when hit), seen all along, and the
-        tracks before and after meet (a jump of the tracked centre does not)."""
-        h, s = self.hist, self.s
-        pre_n, post_n = frames(_KICK_PRE_S, self.fps, 3), frames(_KICK_POST_S, self.fps, 3)
-        if m - pre_n < h.oldest or m + 1 + post_n > h.newest:
-            return
-        t_m = h.time(m)
-        for b in range(len(self.ids)):
-            if not (self.motion.moving_at(b, t_m) and self.motion.moving_at(b, h.time(m - pre_n))):
-                continue  # moving all through the fit before: a start from rest is judged as an onset
-            if t_m - self.kicked.get(b, -np.inf) < 4 * s.cause_window_s:
-                continue
-            t_a, xy_a = h.track(b, m - pre_n, m)
-            t_b, xy_b = h.track(b, m + 1, m + 1 + post_n)
-            if len(t_a) < pre_n or len(t_b) < post_n:
-                continue  # not seen all along: a ball just re-found (or carried in a hand) tells no change
-            pre, post = fit_line(t_a, xy_a, noise_model(s)), fit_line(t_b, xy_b, noise_model(s))
-            if pre is None or post is None:
-                continue
-            dv = post.v - pre.v
-            sigma = float(np.hypot(pre.sigma_v, post.sigma_v))
-            if float(np.hypot(*dv)) < s.early_stroke_min_speed_mm_s or post.speed - pre.speed < s.kink_z * sigma:
-                continue
-            if max(pre.speed, post.speed) > MAX_SPEED_MM_S or float(np.min(h.id_conf[h.idx(m - 1, m + 2), b])) < 0.5:
-                continue  # a swap of two moving balls' identities looks just like a change of velocity
-            # when the two lines are closest, and how close: a jump leaves them apart
-            t_k = float(post.t0 + np.dot(pre.p0 - post.p0 - pre.v * (pre.t0 - post.t0), dv) / np.dot(dv, dv))
-            t_k = float(np.clip(t_k, pre.t0, post.t0))
-            if float(np.hypot(*(pre.at(t_k) - post.at(t_k)))) > 3 * s.noise_moving_mm:
-                continue
-            if any(t_a[0] - s.cause_window_s <= k <= t_b[-1] + s.cause_window_s for k in self.kinks.get(b, [])):
-                continue  # a contact or cushion inside the windows: its kink, not a stroke
-            xy_m = h.xy[m % h.size]
-            others = [x for x in range(len(self.ids)) if x != b and h.valid[m % h.size, x]]
-            reach = 2 * self.R + s.contact_gate_mm + post.speed * _KICK_POST_S
-            if any(float(np.hypot(*(xy_m[x] - xy_m[b]))) <= reach for x in others):
-                continue  # a ball close by: a collision not yet proven, not a stroke
-            self.kicked[b] = t_k
-            self._moving_stroke(b, t_k, post.speed)
-
     def _moving_stroke(self, b: int, t: float, speed: float) -> None:
         anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, t)) is not None}
         positions, frozen, touching = rest_layout(self.table, self.ids, anchors, self.s)
@@ -383,7 +338,7 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic):
 
     def _resolve_onsets(self, n: int, final: bool) -> None:
         if not final:
-            self._kicks(n - frames(_KICK_POST_S, self.fps, 3) - 1)
+            self._kicks(n - frames(KICK_POST_S, self.fps, 3) - 1)
         for o, _ in self.onsets:
             if self.jumps.get(o.ball) == o.t:
                 continue
