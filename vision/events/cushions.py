@@ -97,6 +97,12 @@ def verify_touch(
     j, (pc,) = found
     if pc.at_rest_before:
         return None  # a ball leaving a cushion from rest: see the frozen-ball rule in the detector
+    if pc.pre.rms_mm > 2.0 * noise_model(s)(pc.pre.speed):
+        # the incoming piece is no straight line: another kink inside it (a ball hit a few frames before
+        # the cushion); fit the incoming line on the last three samples before the split only
+        short = best_split(hist, rest, s, (ball,), [j], j - 2, n_hi)
+        if short is not None and not short[1][0].at_rest_before:
+            j, (pc,) = short
     dt = 1.0 / fps
     t_lo, t_hi = hist.time(min(j, m)) - dt, hist.time(max(j, m)) + 2 * dt
 
@@ -124,7 +130,9 @@ def verify_touch(
     impulse = float(np.dot(pc.dv, n))
     z = impulse / max(pc.sigma_dv, 1e-9)
     t_k = pc.kink_time()
-    near_nose = t_k is None or abs(float(bound.distance(pc.pre.at(t_k))) - radius) <= s.contact_gate_mm
+    # where the incoming line was at the kink, to within its own uncertainty (a short piece is not sure)
+    slack = s.contact_gate_mm + 2.0 * (pc.pre.sigma_v * abs(t_k - pc.pre.t0) if t_k is not None else 0.0)
+    near_nose = t_k is None or abs(float(bound.distance(pc.pre.at(t_k))) - radius) <= slack
     if z >= s.kink_z and t_k is not None and abs(t_k - t_c) < 3 * dt and not near_nose:
         return None  # the kink happened away from the nose: a ball made it
     conf, review = kink_confidence(z, impulse, margin, s)
