@@ -109,3 +109,13 @@ def test_slow_touch_of_two_moving_balls_is_found(seed: int) -> None:
     found = [e for e in _contacts(detect_events(TABLE, 60.0, states)) if e.confidence >= 0.5]
     pairs, missed, extra = match(truth, found, 60.0)
     assert len(pairs) == 1 and not extra, (missed, extra)
+
+
+def test_newtons_cradle_first_contact_is_the_cue_balls() -> None:
+    """The cue ball hits a ball that touches others: the hit ball hardly moves (the impulse goes on), so its
+    start cannot prove the contact; the cue ball's own kink does, and it is the shot's first contact."""
+    truth, found = _physics("touching_cluster_hit", 0)
+    first_truth = _contacts(truth)[0]
+    first_found = _contacts(found)[0]
+    assert set(first_found.balls or ()) == set(first_truth.balls or ())
+    assert abs(first_found.t - first_truth.t) * 60 <= 2

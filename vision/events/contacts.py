@@ -69,8 +69,29 @@ def verify_contact(
         # a resting ball set moving (b first: the caller names the starting ball b)
         x = b if b in still else a
         got = _from_rest(hist, rest, s, x, a if x == b else b, m, n_lo, n_hi, radius, fps)
-        if got is not None or len(still) == 2:
+        if (got is not None and got.confidence >= 0.5) or len(still) == 2:
             return got
+        if got is not None:
+            # the resting ball hardly moved (the impulse went on through the balls touching it, Newton's
+            # cradle): the striker's own kink may prove the contact where the start cannot
+            other = _split_contact(hist, rest, s, a, b, m, n_lo, n_hi, radius, fps)
+            return other if other is not None and other.confidence > got.confidence else got
+    return _split_contact(hist, rest, s, a, b, m, n_lo, n_hi, radius, fps)
+
+
+def _split_contact(
+    hist: History,
+    rest: RestLookup,
+    s: EventSettings,
+    a: int,
+    b: int,
+    m: int,
+    n_lo: int,
+    n_hi: int,
+    radius: float,
+    fps: float,
+) -> Contact | None:
+    """Both balls' tracks split at the kink: the velocity changes along the line of centres."""
     found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi, slow=True)
     if found is None:
         return None
