@@ -252,8 +252,8 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     while it is found still but not yet for that long, or seen once only."""
     before, _ = hist.track(o.ball, o.n_first - hist.size, o.n_first - 1)
     t, xy = hist.track(o.ball, o.n_first, hist.newest)
-    if len(t) < 2:
-        return None
+    if len(t) < 3:
+        return None  # two steps after it at least: one noisy step (5 mm a frame: ~400 mm/s) decides nothing
     # unseen all the history long: it was at least that long away
     gap = float(t[0] - (before[-1] if len(before) else hist.time(hist.oldest)))
     step = float(np.hypot(*(xy[0] - o.anchor))) / max(gap, 1e-9)
@@ -261,7 +261,7 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     if max(step, float(np.max(after))) > MAX_SPEED_MM_S:
         return True  # no ball runs that fast: the track jumps, at the start or right after it
     if step > float(np.max(after)) + JUMP_EXCESS_MM_S:
-        return True
+        return True  # a stroke leaves no faster than it runs on, give or take the noise
     still = float(np.max(np.hypot(*(xy - xy[0]).T))) <= rest_radius_mm
     if gap <= 2.5 / fps or not still:
         return False
