@@ -10,6 +10,13 @@ from calibration.table import list_specs
 from service import judging
 
 
+def known_table(v: str) -> str:
+    """A table preset name, or a clear error naming the presets."""
+    if v not in list_specs():
+        raise ValueError(f"unknown table {v!r}; one of {', '.join(list_specs())}")
+    return v
+
+
 class MatchBase(BaseModel):
     name: str = Field(min_length=1, max_length=200)
     game: str = Field(default="russian71", min_length=1, max_length=50)
@@ -19,9 +26,7 @@ class MatchBase(BaseModel):
     @field_validator("table")
     @classmethod
     def _known_table(cls, v: str) -> str:
-        if v not in list_specs():
-            raise ValueError(f"unknown table {v!r}; one of {', '.join(list_specs())}")
-        return v
+        return known_table(v)
 
     @field_validator("game")
     @classmethod
@@ -93,9 +98,7 @@ class AnalysisBase(BaseModel):
     @field_validator("table")
     @classmethod
     def _known_table(cls, v: str) -> str:
-        if v not in list_specs():
-            raise ValueError(f"unknown table {v!r}; one of {', '.join(list_specs())}")
-        return v
+        return known_table(v)
 
     @field_validator("game")
     @classmethod
