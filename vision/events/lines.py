@@ -28,16 +28,10 @@ from calibration.table import Table
 from rules.events import Direction, Line
 from vision.events.fit import LineFit, fit_line
 from vision.events.history import History
-from vision.events.settings import EventSettings, noise_model
+from vision.events.settings import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S, EventSettings, noise_model
 from vision.types import BallState
 
 _UNKNOWN = 2
-# A tracked centre that steps faster than any ball runs (a hard break is 8-10 m/s) did not roll there.
-MAX_SPEED_MM_S = 15000.0
-# A step between two samples this much faster than the ball runs on both sides of it is a jump of the tracked
-# centre (lost and found elsewhere), not motion: friction only slows a ball, and a hit in between shows in
-# the speed after it; 5 mm of noise over a 1/60 s frame is ~400 mm/s.
-JUMP_EXCESS_MM_S = 1000.0
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,7 @@ import numpy as np
 
 from vision.events.fit import LineFit, fit_line
 from vision.events.history import History
-from vision.events.lines import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S  # one definition of a jump of the track
-from vision.events.settings import EventSettings, frames, noise_model
+from vision.events.settings import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S, EventSettings, frames, noise_model
 from vision.types import BallState
 
 _ANCHOR_CAP = 120  # samples averaged into a rest anchor at most: a slow creep still drags it out

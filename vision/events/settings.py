@@ -11,6 +11,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+# One definition of a jump of the tracked centre, used by the line watcher, the motion tracker and strokes.
+# A tracked centre that steps faster than any ball runs (a hard break is 8-10 m/s) did not roll there.
+MAX_SPEED_MM_S = 15000.0
+# A step between two samples this much faster than the ball runs on both sides of it is a jump of the tracked
+# centre (lost and found elsewhere), not motion: friction only slows a ball, and a hit in between shows in
+# the speed after it; 5 mm of noise over a 1/60 s frame is ~400 mm/s.
+JUMP_EXCESS_MM_S = 1000.0
+
 
 @dataclass(frozen=True)
 class EventSettings:

@@ -7,9 +7,8 @@ import numpy as np
 from calibration.table import Table
 from vision.events.fit import fit_line
 from vision.events.history import History
-from vision.events.lines import MAX_SPEED_MM_S
 from vision.events.motion import MotionTracker
-from vision.events.settings import EventSettings, frames, noise_model
+from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_model
 
 KICK_PRE_S = 0.15  # line fits this long before the kink ... (5 mm of noise: ~40 mm/s of error)
 KICK_POST_S = 0.1  # ... and after it (~70 mm/s); the stroke is found this late
