@@ -21,29 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from bench.replay import RecordingPerception
 from calibration.table import Table
 from rules.events import Event, EventType
 from service.pipeline.run import AnalyzeConfig, Stages, analyze, default_stages
 from synthetic.truth import GroundTruth, find_cases
-from vision.types import BallState, BallStates
+from vision.types import BallState
 
 IN_PLAY = (int(BallState.STATIONARY), int(BallState.MOVING))
-
-
-class _Recorder:
-    """Wraps a perception stage; keeps (ids, xy, state, id_confidence) per frame."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.frames: list[tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray]] = []
-
-    def update(self, image: np.ndarray, frame: int, t: float) -> BallStates:
-        st: BallStates = self.inner.update(image, frame, t)
-        self.frames.append((st.ids, st.xy_mm.copy(), st.state.copy(), st.id_confidence.copy()))
-        return st
-
-    def __getattr__(self, name: str) -> Any:  # set_positions, expect_spotted, ... of the wrapped stage
-        return getattr(self.inner, name)
 
 
 def _strip_balls(log: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -56,11 +41,11 @@ def run_case(case: Path, no_state: bool, max_frames: int | None) -> dict[str, An
     log = list(meta.get("log", []))
     inputs = _strip_balls(log) if no_state else log
     game = next((str(d["game"]) for d in log if d.get("type") == "match" and d.get("game")), "russian71")
-    recorders: list[_Recorder] = []
+    recorders: list[RecordingPerception] = []
 
     def stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
         s = default_stages(cfg, table, image, fps)
-        rec = _Recorder(s.perception)
+        rec = RecordingPerception(s.perception)
         recorders.append(rec)
         return Stages(s.calibration, rec, s.detector)
 
@@ -73,7 +58,8 @@ def run_case(case: Path, no_state: bool, max_frames: int | None) -> dict[str, An
     R = truth.table.ball_diameter_mm / 2.0
     total = right = first_total = first_right = 0
     conf: list[float] = []
-    for f, (ids, xy, state, idc) in enumerate(rec.frames):
+    for f, st in enumerate(rec.states):
+        ids, xy, state, idc = st.ids, st.xy_mm, st.state, st.id_confidence
         if f >= truth.n_frames:
             break
         pos = truth.pos_mm[f, :, :2]
@@ -88,7 +74,7 @@ def run_case(case: Path, no_state: bool, max_frames: int | None) -> dict[str, An
     true_pots = sorted(str(e.ball) for e in truth.events if e.type is EventType.POT)
     found_pots = sorted(str(e.ball) for e in found if e.type is EventType.POT)
     same_pots = sum(min(true_pots.count(b), found_pots.count(b)) for b in set(true_pots))
-    return {"case": case.name, "frames": len(rec.frames), "ball_frames": total, "right": right,
+    return {"case": case.name, "frames": len(rec.states), "ball_frames": total, "right": right,
             "first": (first_right, first_total), "mean_id_conf": float(np.mean(conf)) if conf else float("nan"),
             "pots": (same_pots, len(true_pots), len(found_pots)), "notes": res.notes}
 

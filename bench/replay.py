@@ -24,7 +24,7 @@ from vision.types import BallStates
 ROOT = Path("out/replay")
 
 
-class _Recording:
+class RecordingPerception:
     """A perception stage that keeps every BallStates it hands on; identity news passes through."""
 
     def __init__(self, inner: Any) -> None:
@@ -55,11 +55,11 @@ def record(case: Path) -> Path:
     from service.pipeline.run import AnalyzeConfig, Stages, analyze, default_stages
 
     table, _, inputs, game, _ = _case_meta(case)
-    rec: list[_Recording] = []
+    rec: list[RecordingPerception] = []
 
     def factory(cfg: AnalyzeConfig, tbl: Any, image: np.ndarray, fps: float) -> Stages:
         st = default_stages(cfg, tbl, image, fps)
-        r = _Recording(st.perception)
+        r = RecordingPerception(st.perception)
         rec.append(r)
         return Stages(st.calibration, r, st.detector)
 
