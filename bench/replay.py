@@ -24,6 +24,11 @@ from vision.types import BallStates
 ROOT = Path("out/replay")
 
 
+def _store(case: Path) -> Path:
+    """Where a case's recording lives: one folder per case set, so two sets never overwrite each other."""
+    return ROOT / case.resolve().parent.name / case.name
+
+
 class RecordingPerception:
     """A perception stage that keeps every BallStates it hands on; identity news passes through."""
 
@@ -63,7 +68,7 @@ def record(case: Path) -> Path:
         rec.append(r)
         return Stages(st.calibration, r, st.detector)
 
-    out = ROOT / case.name
+    out = _store(case)
     analyze(AnalyzeConfig(video=case / "video.mp4", out=out / "analyze", table=table.spec.name, game=game,
                           inputs=inputs, annotate=False), stage_factory=factory)
     path = out / "states.pkl"
@@ -77,7 +82,7 @@ def replay(case: Path) -> dict[str, Any]:
     from service.pipeline.components import make_event_detector
 
     table, truth, inputs, game, fps = _case_meta(case)
-    with (ROOT / case.name / "states.pkl").open("rb") as f:
+    with (_store(case) / "states.pkl").open("rb") as f:
         states: list[BallStates] = pickle.load(f)
     det = make_event_detector(table, fps)
     found = [e for s in states for e in det.update(s)] + det.flush()
@@ -93,15 +98,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("what", choices=("record", "verdicts"))
     p.add_argument("--cases", type=Path, default=Path("sample_videos"))
     p.add_argument("--only", nargs="*", default=None, help="case folder names")
+    p.add_argument("--force", action="store_true", help="record again cases that already have a recording")
     a = p.parse_args(argv)
     cases = [c for c in find_cases(a.cases) if not a.only or c.name in a.only]
     shots = agree = carried = 0
     for case in cases:
         if a.what == "record":
+            if (_store(case) / "states.pkl").exists() and not a.force:
+                print(f"kept {_store(case)} (--force to record again)", flush=True)
+                continue
             print(f"recorded {record(case)}", flush=True)
             continue
-        if not (ROOT / case.name / "states.pkl").exists():
-            print(f"{case.name}: no recording (run `python -m bench.replay record --only {case.name}`)")
+        if not (_store(case) / "states.pkl").exists():
+            hint = f"python -m bench.replay record --cases {a.cases} --only {case.name}"
+            print(f"{case.name}: no recording (run `{hint}`)")
             continue
         r = replay(case)
         shots += r["shots"]
