@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from calibration.table import Table
 from rules.events import BALL_IDS, Event, EventType
 
 
@@ -61,20 +62,75 @@ _NEED: dict[InputType, tuple[str, ...]] = {
 }
 
 
+Places = dict[str, tuple[float, float]]
+
+
+def ball_places(balls: Any, where: str) -> Places:
+    """`balls` given as {id: [x, y]} (table mm, origin at the centre spot) as ball id -> (x, y): known ids,
+    finite numbers. The one parser of stated places (identify lines, state lines, --state); ValueError
+    naming `where` for a malformed entry."""
+    if not isinstance(balls, Mapping):
+        raise ValueError(f"{where}: balls must be {{id: [x, y]}} (table mm), got {type(balls).__name__}")
+    out: Places = {}
+    for b, xy in balls.items():
+        if str(b) not in BALL_IDS:
+            raise ValueError(f"{where}: unknown ball id {b!r} (ids are {', '.join(BALL_IDS)})")
+        try:
+            x, y = (float(v) for v in xy)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: ball {b!r} needs [x, y] in mm, got {xy!r}") from exc
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"{where}: ball {b!r} needs finite [x, y] in mm, got {xy!r}")
+        out[str(b)] = (x, y)
+    return out
+
+
 def _check_identify(d: Mapping[str, Any], line: int) -> None:
     """`balls` must be a non-empty {id: [x, y]} of known ids and finite millimetres."""
     balls = d["balls"]
     if not isinstance(balls, Mapping) or not balls:
         raise ValueError(f"line {line}: identify needs balls as a non-empty {{id: [x, y]}} (table mm), got {balls!r}")
-    for b, xy in balls.items():
-        if str(b) not in BALL_IDS:
-            raise ValueError(f"line {line}: identify: unknown ball id {b!r} (ids are {', '.join(BALL_IDS)})")
-        try:
-            x, y = (float(v) for v in xy)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"line {line}: identify: ball {b!r} needs [x, y] in mm, got {xy!r}") from exc
-        if not (math.isfinite(x) and math.isfinite(y)):
-            raise ValueError(f"line {line}: identify: ball {b!r} needs finite [x, y] in mm, got {xy!r}")
+    ball_places(balls, f"line {line}: identify")
+
+
+# Fields of referee inputs that are names or text (docs/rules-engine.md).
+TEXT_FIELDS = ("pocket", "cushion", "clause", "reason", "option", "action", "about", "mode", "how", "player",
+               "game", "breaker", "to_play", "phase", "hand")
+
+
+def check_fields(d: Mapping[str, Any], line: int = 0) -> None:
+    """The shapes the engine assumes of common fields and of `t`, so a bad one is refused where the log is
+    read (the judge command and the API alike) with its name, rather than misread at a later fold."""
+    kind = d.get("type")
+    where = f"line {line}: {kind}"
+    t = d.get("t")
+    if t is not None and (isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0):
+        raise ValueError(f"{where}: field 't' must be video seconds (finite, >= 0), got {t!r}")
+    for name in TEXT_FIELDS:
+        if d.get(name) is not None and not isinstance(d[name], str):
+            raise ValueError(f"{where}: field {name!r} must be a string, got {d[name]!r}")
+    ball = d.get("ball")
+    if ball is not None and (isinstance(ball, bool) or not isinstance(ball, str | int) or str(ball) not in BALL_IDS):
+        raise ValueError(f"{where}: field 'ball' must be a ball id ({', '.join(BALL_IDS)}), got {ball!r}")
+    shot = d.get("shot")
+    if shot is not None and (isinstance(shot, bool) or not isinstance(shot, int) or shot < 1):
+        raise ValueError(f"{where}: field 'shot' must be a shot number (1, 2, ...), got {shot!r}")
+    players = d.get("players")
+    if players is not None and not (isinstance(players, list) and len(players) == 2
+                                    and all(isinstance(x, str) and x.strip() for x in players)
+                                    and players[0] != players[1]):
+        raise ValueError(f"{where}: field 'players' must be two distinct names, got {players!r}")
+
+
+def check_on_bed(d: Mapping[str, Any], table: Table, line: int = 0) -> None:
+    """Stated places (an `identify` line) must be on the table's bed (a ball centre within the noses)."""
+    if d.get("type") != InputType.IDENTIFY.value:
+        return
+    for b, xy in d["balls"].items():
+        if not table.on_bed((float(xy[0]), float(xy[1]))):
+            raise ValueError(f"line {line}: identify: ball {b} at {list(xy)} mm is off the bed of {table.spec.name} "
+                             f"(|x| <= {table.half_length:.0f}, |y| <= {table.half_width:.0f}; origin at the "
+                             "centre spot)")
 
 
 @dataclass(frozen=True)
@@ -115,6 +171,7 @@ class RefereeInput:
                 raise ValueError(f"line {line}: unknown choose option {d['option']!r}; one of {opts}") from exc
         if itype is InputType.IDENTIFY:
             _check_identify(d, line)
+        check_fields(d, line)
         if itype is InputType.MATCH and len(d["players"]) != 2:
             raise ValueError(f"line {line}: match needs exactly two players, got {d['players']!r}")
         t = d.get("t")
@@ -138,9 +195,13 @@ def parse_item(d: Mapping[str, Any], line: int = 0) -> LogItem:
     """A ball event or a referee input, by its `type`."""
     if d.get("type") in _BALL_EVENT_TYPES:
         try:
-            return Event.from_dict(dict(d))
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a malformed field: name the line
+            e = Event.from_dict(dict(d))
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:  # a malformed field: name the line
             raise ValueError(f"line {line}: {type(exc).__name__}: {exc}: {dict(d)!r}") from exc
+        if not (math.isfinite(e.t) and e.t >= 0):
+            raise ValueError(f"line {line}: {d.get('type')} event: t must be video seconds (finite, >= 0), "
+                             f"got {e.t!r}")
+        return e
     return RefereeInput.from_dict(d, line)
 
 

@@ -7,14 +7,13 @@ with a clear message and the stored log stays one the engine can fold.
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from calibration.table import Table
-from rules.events import BALL_IDS, Event, is_ball_event
-from rules.inputs import RefereeInput
+from rules.events import Event, is_ball_event
+from rules.inputs import RefereeInput, check_on_bed, parse_item
 from service import judging
 from service.api import db
 from service.api.live import LiveHub
@@ -24,64 +23,33 @@ class LogRejected(ValueError):
     """A log line (or the log it would make) is invalid; the message says which and why."""
 
 
+def _rejected(exc: Exception) -> LogRejected:
+    return LogRejected(str(exc).removeprefix("line 0: "))
+
+
 def validate_event(d: dict[str, Any]) -> dict[str, Any]:
+    """A ball event, checked by the same parser the judge command uses (rules.inputs.parse_item)."""
     if not is_ball_event(d):
         raise LogRejected(f"not a ball event type: {d.get('type')!r}")
     try:
-        e = Event.from_dict(d)
+        e = parse_item(d)
     except (ValueError, TypeError, KeyError, IndexError) as exc:
-        raise LogRejected(f"invalid {d.get('type')} event: {exc}") from exc
-    if not (math.isfinite(e.t) and e.t >= 0):
-        raise LogRejected(f"invalid {d.get('type')} event: t must be video seconds (finite, >= 0), got {e.t!r}")
+        raise _rejected(exc) from exc
+    assert isinstance(e, Event)
     return e.to_dict()
 
 
-# Fields of referee inputs that are names or text (rules/inputs.py, docs/rules-engine.md).
-TEXT_FIELDS = ("pocket", "cushion", "clause", "reason", "option", "action", "about", "mode", "how", "player",
-               "game", "breaker", "to_play", "phase", "hand")
-
-
-def _check_fields(d: dict[str, Any]) -> None:
-    """The shapes the engine assumes of common fields, so a bad one is refused here with its name
-    (rather than stored and failing, or misread, at a later fold)."""
-    kind = d.get("type")
-    for name in TEXT_FIELDS:
-        if name in d and d[name] is not None and not isinstance(d[name], str):
-            raise LogRejected(f"{kind}: field {name!r} must be a string, got {d[name]!r}")
-    ball = d.get("ball")
-    if ball is not None and (isinstance(ball, bool) or not isinstance(ball, str | int) or str(ball) not in BALL_IDS):
-        raise LogRejected(f"{kind}: field 'ball' must be a ball id ({', '.join(BALL_IDS)}), got {ball!r}")
-    shot = d.get("shot")
-    if shot is not None and (isinstance(shot, bool) or not isinstance(shot, int) or shot < 1):
-        raise LogRejected(f"{kind}: field 'shot' must be a shot number (1, 2, ...), got {shot!r}")
-    players = d.get("players")
-    if players is not None and not (isinstance(players, list) and len(players) == 2
-                                    and all(isinstance(x, str) and x.strip() for x in players)
-                                    and players[0] != players[1]):
-        raise LogRejected(f"{kind}: field 'players' must be two distinct names, got {players!r}")
-
-
-def validate_input(d: dict[str, Any]) -> dict[str, Any]:
+def validate_input(d: dict[str, Any], table_spec: str) -> dict[str, Any]:
+    """A referee input, checked by the same parser and field checks the judge command uses
+    (rules.inputs: RefereeInput.from_dict, check_fields, check_on_bed against the match's table)."""
     if is_ball_event(d):
         raise LogRejected(f"{d.get('type')!r} is a ball event: post it to /events")
     try:
         clean = dict(RefereeInput.from_dict(d).to_dict())
+        check_on_bed(clean, Table.load(table_spec))
     except (ValueError, TypeError, KeyError) as exc:
-        raise LogRejected(str(exc).removeprefix("line 0: ")) from exc
-    _check_fields(clean)
+        raise _rejected(exc) from exc
     return clean
-
-
-def check_places(d: dict[str, Any], table_spec: str) -> None:
-    """Stated ball places (an `identify` line) must be on the match's table bed (centre within the noses)."""
-    if d.get("type") != "identify":
-        return
-    table = Table.load(table_spec)
-    for b, xy in d["balls"].items():
-        if not table.on_bed((float(xy[0]), float(xy[1]))):
-            raise LogRejected(f"identify: ball {b} at {list(xy)} mm is off the bed of {table_spec} "
-                              f"(|x| <= {table.half_length:.0f}, |y| <= {table.half_width:.0f}; origin at the "
-                              "centre spot)")
 
 
 def full_log(match: db.MatchRow, rows: list[db.LogRow]) -> list[dict[str, Any]]:
@@ -133,9 +101,7 @@ def append(
     clean: list[tuple[db.LogKind, dict[str, Any]]] = []
     for n, (kind, d) in enumerate(entries, 1):
         try:
-            clean.append((kind, validate_event(d) if kind is db.LogKind.EVENT else validate_input(d)))
-            if kind is db.LogKind.INPUT:
-                check_places(clean[-1][1], match.table_spec)
+            clean.append((kind, validate_event(d) if kind is db.LogKind.EVENT else validate_input(d, match.table_spec)))
         except LogRejected as exc:
             raise LogRejected(f"item {n}: {exc}") from exc
     if fold_now and any(k is db.LogKind.INPUT for k, _ in clean):

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
     from calibration.table import Table
     from rules.engine import judge_log
-    from rules.inputs import parse_log
+    from rules.inputs import check_on_bed, parse_log
     from rules.settings import RulesSettings
     from rules.state import parse_game
 
@@ -55,7 +55,11 @@ def run(args: argparse.Namespace) -> int:
                 for row in rows:
                     if row.get("type") == "match":
                         row[flag] = True
-        judgement = judge_log(parse_log(rows), game=game, table=table, settings=settings)
+        # The same checks as the API's (rules.inputs): fields, then identify places on this table's bed.
+        items = list(parse_log(rows))
+        for n, row in enumerate(rows, 1):
+            check_on_bed(row, table, n)
+        judgement = judge_log(items, game=game, table=table, settings=settings)
     except (OSError, ValueError) as exc:
         print(f"judge: {exc}", file=sys.stderr)
         return 2

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.events import BALL_IDS, Event, EventType
+from rules.events import Event, EventType
+from rules.inputs import ball_places
 
 Positions = dict[str, tuple[float, float]]
 
@@ -22,21 +23,10 @@ START_S = 0.1
 
 def positions_of(balls: Any, where: str) -> Positions | None:
     """`balls` of a state line as ball id -> (x, y) mm; None when it is a list of ids (no places given).
-    ValueError naming `where` for a malformed entry."""
+    ValueError naming `where` for a malformed entry (rules.inputs.ball_places, the parser the log uses)."""
     if balls is None or isinstance(balls, list):
         return None
-    if not isinstance(balls, Mapping):
-        raise ValueError(f"{where}: balls must be {{id: [x, y]}} or a list of ids, got {type(balls).__name__}")
-    out: Positions = {}
-    for b, xy in balls.items():
-        if str(b) not in BALL_IDS:
-            raise ValueError(f"{where}: unknown ball id {b!r} in balls (ids are {', '.join(BALL_IDS)})")
-        try:
-            x, y = (float(v) for v in xy)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{where}: ball {b!r} needs [x, y] in mm, got {xy!r}") from exc
-        out[str(b)] = (x, y)
-    return out
+    return ball_places(balls, where)
 
 
 @dataclass

@@ -127,9 +127,9 @@ def test_video_damaged_part_way_is_analysed_up_to_there_and_says_so(client: http
     assert client.get(job["report_url"]).status_code == 200
 
 
-@pytest.mark.parametrize(
-    ("body", "needle"),
-    [
+# Malformed referee inputs: the API and `pyramid-monitor judge` refuse each with the same words (one validation,
+# rules.inputs).
+BAD_INPUTS = [
         ({"type": "foul", "clause": {"a": 1}}, "field 'clause' must be a string"),
         ({"type": "nominate", "ball": [1], "pocket": "rear_left"}, "field 'ball' must be a ball id"),
         ({"type": "nominate", "ball": "16", "pocket": "rear_left"}, "field 'ball' must be a ball id"),
@@ -142,9 +142,14 @@ def test_video_damaged_part_way_is_analysed_up_to_there_and_says_so(client: http
         ({"type": "identify", "balls": {"17": [0, 0]}}, "unknown ball id '17'"),
         ({"type": "identify", "balls": {"7": [100]}}, "ball '7' needs [x, y] in mm"),
         ({"type": "identify", "balls": {"7": [5000, 0]}}, "off the bed of pyramid-12ft"),
-        ({"type": "identify", "balls": {"7": [0, 0]}, "t": -1}, "greater than or equal to 0"),
-    ],
-)
+        ({"type": "identify", "balls": {"7": [0, 0]}, "t": -1}, "field 't' must be video seconds"),
+        ({"type": "nominate", "ball": "3", "t": "soon"}, "field 't' must be video seconds"),
+        ({"type": "nominate", "ball": True}, "field 'ball' must be a ball id"),
+        ({"type": "choose", "option": 3}, "unknown choose option"),
+]
+
+
+@pytest.mark.parametrize(("body", "needle"), BAD_INPUTS)
 def test_bad_referee_inputs_name_the_field(client: httpx.Client, body: dict[str, Any], needle: str) -> None:
     m = client.post("/matches", json={"name": "inputs"}).json()
     r = client.post(f"/matches/{m['id']}/inputs", json=body)
@@ -152,6 +157,28 @@ def test_bad_referee_inputs_name_the_field(client: httpx.Client, body: dict[str,
     assert needle in json.dumps(r.json()["detail"])
     assert "line 0" not in json.dumps(r.json()["detail"])
     assert client.get(f"/matches/{m['id']}/inputs").json() == []
+
+
+@pytest.mark.parametrize(("body", "needle"), BAD_INPUTS)
+def test_judge_refuses_what_the_api_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: dict[str, Any],
+                                            needle: str) -> None:
+    from service.cli.main import main
+
+    log = tmp_path / "log.jsonl"
+    header = {"type": "match", "game": "russian71", "players": ["A", "B"]}
+    log.write_text(json.dumps(header) + "\n" + json.dumps(body) + "\n")
+    assert main(["judge", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "line 2" in err, err
+
+
+def test_judge_refuses_an_event_with_infinite_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from service.cli.main import main
+
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"type": "shot_start", "t": 1e400, "frame": 1, "ball": "C"}\n')
+    assert main(["judge", str(log)]) == 2
+    assert "finite" in capsys.readouterr().err
 
 
 def test_event_with_infinite_time_is_refused(client: httpx.Client) -> None:
