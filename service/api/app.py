@@ -16,7 +16,6 @@ from fastapi.staticfiles import StaticFiles
 
 from calibration.table import list_specs
 from service import judging
-from service.api import db
 from service.api.jobs import JobRunner
 from service.api.live import LiveHub
 from service.api.routers import analyses, events, inputs, live, matches, verdicts
@@ -52,19 +51,12 @@ def create_app(settings: Settings | None = None, stage_factory: StageFactory = d
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        conn = db.connect(settings.database)
-        if settings.resume_analyses:
-            pending = db.unfinished_analyses(conn)
-            for a in pending:
-                db.update_analysis(conn, analysis_id=a.id, status=db.AnalysisStatus.QUEUED,
-                                   message="interrupted by a service restart; resuming from its last checkpoint")
-        else:
-            pending = []
-            db.fail_unfinished_analyses(conn)
-        conn.close()
         app.state.jobs = JobRunner(settings, app.state.hub, stage_factory)
-        for a in pending:
-            app.state.jobs.submit(a.id)
+        if settings.resume_analyses:  # those no live server holds (another server may share the database)
+            app.state.jobs.resume_orphans("interrupted by a service restart; resuming from its last checkpoint")
+        else:
+            app.state.jobs.fail_orphans()
+        app.state.jobs.start_heartbeat()
         _close_feeds_on_stop(app.state.hub)
         yield
         app.state.hub.closing.set()

@@ -88,6 +88,14 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.executescript(SCHEMA)
+    cols = {r["name"] for r in conn.execute("PRAGMA table_info(analyses)")}
+    for col, kind in (("owner", "TEXT"), ("lease_until", "REAL")):  # databases made before leases
+        if col not in cols:
+            try:
+                conn.execute(f"ALTER TABLE analyses ADD COLUMN {col} {kind}")
+            except sqlite3.OperationalError as exc:  # another process added it in between
+                if "duplicate column" not in str(exc):
+                    raise
     return conn
 
 
@@ -287,19 +295,63 @@ def list_analyses(conn: sqlite3.Connection, *, limit: int = 100) -> list[Analysi
     return [_analysis(r) for r in conn.execute("SELECT * FROM analyses ORDER BY id DESC LIMIT ?", (limit,))]
 
 
-def unfinished_analyses(conn: sqlite3.Connection) -> list[AnalysisRow]:
-    """Analyses a previous process left queued or running, oldest first."""
-    rows = conn.execute("SELECT * FROM analyses WHERE status IN (?, ?) ORDER BY id",
-                        (str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING))).fetchall()
+# --- leases: which service process runs an analysis ----------------------------------------------------
+# Several servers may share one database: an unfinished analysis is run by the process that holds its lease
+# (owner, lease_until in epoch seconds), renewed while it runs. Only an analysis with no live lease is
+# resumed or taken over, so two servers never run the same one.
+_UNFINISHED = (str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING))
+_FREE = "(owner IS NULL OR lease_until IS NULL OR lease_until < ?)"
+
+
+def claim_analysis(conn: sqlite3.Connection, *, analysis_id: int, owner: str, now: float, lease_s: float,
+                   dead_owner: str | None = None) -> bool:
+    """Take (or keep) the lease of an unfinished analysis; False when another live process holds it
+    (`dead_owner`: a holder known to be gone, whose lease has not lapsed yet)."""
+    with transaction(conn):
+        cur = conn.execute(
+            f"UPDATE analyses SET owner = ?, lease_until = ? WHERE id = ? AND status IN (?, ?) "
+            f"AND (owner = ? OR owner = ? OR {_FREE})",
+            (owner, now + lease_s, analysis_id, *_UNFINISHED, owner, dead_owner, now))
+    return cur.rowcount == 1
+
+
+def leased_analyses(conn: sqlite3.Connection, *, now: float) -> list[tuple[int, str]]:
+    """(id, owner) of the unfinished analyses with a live lease."""
+    rows = conn.execute(f"SELECT id, owner FROM analyses WHERE status IN (?, ?) AND NOT {_FREE} ORDER BY id",
+                        (*_UNFINISHED, now)).fetchall()
+    return [(int(r["id"]), str(r["owner"])) for r in rows]
+
+
+def renew_leases(conn: sqlite3.Connection, *, owner: str, ids: list[int], now: float, lease_s: float) -> set[int]:
+    """Extend this owner's leases of `ids`; the ids it still holds."""
+    held = set()
+    with transaction(conn):
+        for i in ids:
+            cur = conn.execute("UPDATE analyses SET lease_until = ? WHERE id = ? AND owner = ?",
+                               (now + lease_s, i, owner))
+            if cur.rowcount == 1:
+                held.add(i)
+    return held
+
+
+def release_analysis(conn: sqlite3.Connection, *, analysis_id: int, owner: str) -> None:
+    conn.execute("UPDATE analyses SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?",
+                 (analysis_id, owner))
+
+
+def unfinished_analyses(conn: sqlite3.Connection, *, now: float) -> list[AnalysisRow]:
+    """Analyses left queued or running with no live lease (their process stopped or died), oldest first."""
+    rows = conn.execute(f"SELECT * FROM analyses WHERE status IN (?, ?) AND {_FREE} ORDER BY id",
+                        (*_UNFINISHED, now)).fetchall()
     return [_analysis(r) for r in rows]
 
 
-def fail_unfinished_analyses(conn: sqlite3.Connection) -> int:
-    """At start-up: analyses left queued/running by a previous process did not finish."""
+def fail_unfinished_analyses(conn: sqlite3.Connection, *, now: float) -> int:
+    """At start-up: analyses left queued/running by a process that is gone did not finish."""
     cur = conn.execute(
         "UPDATE analyses SET status = ?, message = 'interrupted by a service restart; "
         "POST /analyses/<id>/resume resumes it from its last checkpoint', updated_at = ? "
-        "WHERE status IN (?, ?)",
-        (str(AnalysisStatus.FAILED), _now(), str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING)),
+        f"WHERE status IN (?, ?) AND {_FREE}",
+        (str(AnalysisStatus.FAILED), _now(), *_UNFINISHED, now),
     )
     return cur.rowcount

@@ -11,9 +11,12 @@ are not appended a second time; the stored lines are never removed.
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
 import traceback
+import uuid
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,31 @@ POSITION_INPUTS = ("state", "identify")
 
 class Stopped(Exception):
     """The service is shutting down: the analysis stops at the next frame and resumes at the next start."""
+
+
+class LeaseLost(Exception):
+    """This process's lease of the analysis lapsed and another server took it over: stop, touch nothing."""
+
+
+# Referee inputs posted while an analysis runs are read this often (wall clock): a statement of where balls
+# are reaches vision within this time of its posting, at the cost of one indexed query per interval.
+POLL_INPUTS_S = 0.5
+
+
+def _dead_here(owner: str) -> bool:
+    """An owner id `host:pid:token` of a process on this machine that no longer exists (a crashed server
+    whose lease has not lapsed yet). A pid reused by another process reads as alive: then the lease lapses."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 # A re-made event this close in video time to a stored one of the same kind is that event: a tracker
@@ -78,26 +106,118 @@ class Overlap:
 
 
 class JobRunner:
+    """Runs analyses in worker threads. Each one is leased (service.api.db): this process renews the leases of
+    the analyses it holds from a heartbeat thread, and takes over unfinished ones whose lease lapsed, so
+    servers sharing a database never run the same analysis twice."""
+
     def __init__(self, settings: Settings, hub: LiveHub, stage_factory: StageFactory = default_stages) -> None:
         self.settings, self.hub, self.stage_factory = settings, hub, stage_factory
         self._pool = ThreadPoolExecutor(max_workers=max(1, settings.analysis_workers), thread_name_prefix="analysis")
         self._stop = threading.Event()
         self.futures: dict[int, Future[None]] = {}
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._lock = threading.Lock()
+        self._held: set[int] = set()
+        self._lost: set[int] = set()
+        self._beat = threading.Thread(target=self._heartbeat, name="analysis-leases", daemon=True)
 
-    def submit(self, analysis_id: int) -> None:
+    def _claim(self, conn: Any, analysis_id: int, dead_owner: str | None = None) -> bool:
+        ok = db.claim_analysis(conn, analysis_id=analysis_id, owner=self.owner, now=time.time(),
+                               lease_s=self.settings.lease_s, dead_owner=dead_owner)
+        if ok:
+            with self._lock:
+                self._held.add(analysis_id)
+                self._lost.discard(analysis_id)
+        return ok
+
+    def submit(self, analysis_id: int) -> bool:
+        """Lease the analysis and queue it; False (nothing queued) when another live server holds it."""
+        conn = db.connect(self.settings.database)
+        try:
+            if not self._claim(conn, analysis_id):
+                return False
+        finally:
+            conn.close()
         self.futures[analysis_id] = self._pool.submit(self._run, analysis_id)
+        return True
+
+    def resume_orphans(self, message: str) -> list[int]:
+        """Lease and queue the unfinished analyses no live server holds (its server stopped or died)."""
+        conn = db.connect(self.settings.database)
+        taken = []
+        try:
+            now = time.time()
+            orphans: list[tuple[int, str | None]] = [(a.id, None) for a in db.unfinished_analyses(conn, now=now)]
+            orphans += [(i, o) for i, o in db.leased_analyses(conn, now=now) if o != self.owner and _dead_here(o)]
+            for analysis_id, dead in sorted(orphans, key=lambda x: x[0]):
+                if analysis_id in self.futures and not self.futures[analysis_id].done():
+                    continue
+                if self._claim(conn, analysis_id, dead):
+                    db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.QUEUED, message=message)
+                    self.futures[analysis_id] = self._pool.submit(self._run, analysis_id)
+                    taken.append(analysis_id)
+        finally:
+            conn.close()
+        return taken
+
+    def fail_orphans(self) -> None:
+        """At start-up with resuming off: the unfinished analyses no live server holds are marked failed."""
+        conn = db.connect(self.settings.database)
+        try:
+            now = time.time()
+            for i, o in db.leased_analyses(conn, now=now):
+                if o != self.owner and _dead_here(o):
+                    db.release_analysis(conn, analysis_id=i, owner=o)
+            db.fail_unfinished_analyses(conn, now=now)
+        finally:
+            conn.close()
+
+    def start_heartbeat(self) -> None:
+        self._beat.start()
+
+    def _heartbeat(self) -> None:
+        """Renew this process's leases every lease_s / 6; take over analyses whose server stopped renewing."""
+        while not self._stop.wait(self.settings.lease_s / 6):
+            try:
+                conn = db.connect(self.settings.database)
+                try:
+                    with self._lock:
+                        ids = sorted(self._held)
+                    held = db.renew_leases(conn, owner=self.owner, ids=ids, now=time.time(),
+                                           lease_s=self.settings.lease_s)
+                    with self._lock:
+                        self._lost |= set(ids) - held
+                        self._held &= held
+                    if self.settings.resume_analyses and not self._stop.is_set():
+                        self.resume_orphans("its server stopped (no lease renewed); resuming from its last checkpoint")
+                finally:
+                    conn.close()
+            except Exception:  # a locked or busy database: try again at the next beat
+                traceback.print_exc()
 
     def shutdown(self, wait_s: float = 10.0) -> None:
         """Stop running analyses at their next frame (they stay queued, to resume at the next start) and
         drop queued ones; wait up to `wait_s` for the workers to record that (a frame takes milliseconds,
-        but the first one of a run waits for the calibration)."""
+        but the first one of a run waits for the calibration). Then give up every lease this process holds,
+        so the next server resumes them at once."""
         self._stop.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
         wait([f for f in self.futures.values() if not f.done()], timeout=wait_s)
+        conn = db.connect(self.settings.database)
+        try:
+            with self._lock:
+                ids = sorted(self._held)
+            for i in ids:
+                db.release_analysis(conn, analysis_id=i, owner=self.owner)
+        finally:
+            conn.close()
 
     def _run(self, analysis_id: int) -> None:
         conn = db.connect(self.settings.database)
+        lost = False
         try:
+            if not self._claim(conn, analysis_id):  # taken over while it waited in the queue
+                return
             job = db.get_analysis(conn, analysis_id=analysis_id)
             assert job is not None
             match = db.get_match(conn, match_id=job.match_id)
@@ -105,6 +225,8 @@ class JobRunner:
             db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.RUNNING,
                                message=job.message or "started")
             self._analyze(conn, job, match)
+        except LeaseLost:
+            lost = True
         except Stopped:
             db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.QUEUED,
                                message="stopped by a service shutdown; it resumes from its checkpoint at the "
@@ -115,6 +237,10 @@ class JobRunner:
             msg = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
             db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.FAILED, message=msg)
         finally:
+            if not lost:
+                db.release_analysis(conn, analysis_id=analysis_id, owner=self.owner)
+            with self._lock:
+                self._held.discard(analysis_id)
             conn.close()
 
     def _analyze(self, conn: Any, job: db.AnalysisRow, match: db.MatchRow) -> None:
@@ -141,6 +267,8 @@ class JobRunner:
         def on_progress(done: int, total: int, t: float) -> None:
             if self._stop.is_set():
                 raise Stopped
+            if job.id in self._lost:
+                raise LeaseLost
             now = time.monotonic()
             if now - last[0] >= 1.0:
                 last[0] = now

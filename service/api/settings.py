@@ -18,6 +18,9 @@ class Settings(BaseSettings):
     # An analysis interrupted by a restart resumes from its last checkpoint (taken at a shot boundary
     # after at least this much video); a shorter interval re-does less work after a crash.
     checkpoint_every_s: float = 30.0
+    # Servers sharing one database: a running analysis's lease is renewed every lease_s / 6; one whose lease
+    # lapsed for lease_s (its server died) is taken over by another server (when resume_analyses).
+    lease_s: float = 30.0
     resume_analyses: bool = True  # at start-up, resume analyses a previous process left unfinished
 
     @property

@@ -144,6 +144,59 @@ def test_failed_analysis_resumes_on_request(tmp_path: Path, servers: list[Server
         assert again.status_code == 409 and "only a failed one" in again.json()["detail"]
 
 
+def test_two_servers_on_one_database_run_each_analysis_once(tmp_path: Path, servers: list[ServerProcess]) -> None:
+    """A second server started while the first runs an analysis leaves it alone (the first renews its lease);
+    when the first dies, the second takes the analysis over from its checkpoint, each event stored once."""
+    data, paused = tmp_path / "data", tmp_path / "paused"
+    clip = write_video(tmp_path / "clip.mp4", N_FRAMES)
+    lease = {"PYRAMID_LEASE_S": "2"}
+    first = ServerProcess(data, {**lease, "PYRAMID_TEST_PAUSE_AT": str(PAUSE_AT), "PYRAMID_TEST_PAUSED": str(paused)})
+    servers.append(first)
+    job = httpx.post(f"{first.url}/analyses", json={"video_path": str(clip)}, timeout=10).json()
+    wait_until(paused.exists, "the analysis to reach the pause frame")
+    before = httpx.get(f"{first.url}/matches/{job['match_id']}/events", timeout=10).json()
+    second = ServerProcess(data, lease)
+    servers.append(second)
+    time.sleep(4.0)  # two lease periods: eight of the second server's heartbeats, each looking for orphans
+
+    def holder() -> tuple[str, str]:
+        with sqlite3.connect(data / "pyramid.db") as conn:
+            status, owner = conn.execute("SELECT status, owner FROM analyses WHERE id = ?", (job["id"],)).fetchone()
+        return str(status), str(owner)
+
+    status, owner = holder()
+    assert status == "running" and f":{first.proc.pid}:" in owner, (status, owner)
+    assert httpx.get(f"{second.url}/matches/{job['match_id']}/events", timeout=10).json() == before
+    first.kill()
+    with httpx.Client(base_url=second.url, timeout=10) as c:
+        wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] == "done", "the second server to finish")
+        final = c.get(f"/analyses/{job['id']}").json()
+        assert "resuming at frame 71" in final["message"], final
+        events = c.get(f"/matches/{job['match_id']}/events").json()
+        assert [(e["type"], e["data"]["frame"]) for e in events] == expected_frames()
+    assert holder() == ("done", "None")  # the lease given up
+
+
+def test_a_lease_is_held_until_it_lapses_or_is_released(tmp_path: Path) -> None:
+    from service.api import db
+
+    conn = db.connect(tmp_path / "x.db")
+    m = db.create_match(conn, name="m", game="russian71", table_spec="pyramid-12ft", players=["A", "B"])
+    a = db.create_analysis(conn, match_id=m.id, video="v.mp4", out_dir="o")
+    assert db.claim_analysis(conn, analysis_id=a.id, owner="h:1:a", now=100.0, lease_s=30.0)
+    assert not db.claim_analysis(conn, analysis_id=a.id, owner="h:2:b", now=129.0, lease_s=30.0)
+    assert [x.id for x in db.unfinished_analyses(conn, now=129.0)] == []
+    assert db.renew_leases(conn, owner="h:1:a", ids=[a.id], now=120.0, lease_s=30.0) == {a.id}
+    assert not db.claim_analysis(conn, analysis_id=a.id, owner="h:2:b", now=149.0, lease_s=30.0)
+    assert db.claim_analysis(conn, analysis_id=a.id, owner="h:2:b", now=149.0, lease_s=30.0, dead_owner="h:1:a")
+    assert db.renew_leases(conn, owner="h:1:a", ids=[a.id], now=150.0, lease_s=30.0) == set()  # lost it
+    assert db.claim_analysis(conn, analysis_id=a.id, owner="h:3:c", now=180.0, lease_s=30.0)  # lapsed at 179
+    db.release_analysis(conn, analysis_id=a.id, owner="h:3:c")
+    assert [x.id for x in db.unfinished_analyses(conn, now=0.0)] == [a.id]
+    db.update_analysis(conn, analysis_id=a.id, status=db.AnalysisStatus.DONE)
+    assert not db.claim_analysis(conn, analysis_id=a.id, owner="h:2:b", now=0.0, lease_s=30.0)  # finished
+
+
 class SlowPerception(ScriptedPerception):
     """Takes `delay` s per frame (wall clock), so a shutdown finds the analysis running."""
 
