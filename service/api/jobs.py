@@ -286,8 +286,22 @@ class JobRunner:
             for d in lines:
                 if d.get("type") == "match":
                     d["players"] = list(match.players)
-            matchlog.append(conn, self.hub, match, [(db.LogKind.INPUT, d) for d in lines], fold_now=False,
-                            analysis_id=job.id)
+            rows = matchlog.append(conn, self.hub, match, [(db.LogKind.INPUT, d) for d in lines], fold_now=False,
+                                   analysis_id=job.id)
+            own_seqs.update(r.seq for r in rows)
+
+        seen, polled = [db.last_seq(conn, match_id=match.id)], [time.monotonic()]
+
+        def new_inputs() -> list[dict[str, Any]]:
+            """Position statements the referee posted since the last look (at most every POLL_INPUTS_S)."""
+            now = time.monotonic()
+            if now - polled[0] < POLL_INPUTS_S:
+                return []
+            polled[0] = now
+            rows = db.read_log(conn, match_id=match.id, kind=db.LogKind.INPUT, after=seen[0])
+            if rows:
+                seen[0] = rows[-1].seq
+            return [r.data for r in rows if r.data.get("type") in POSITION_INPUTS and r.seq not in own_seqs]
 
         # Positions the referee stated in the match log before the run (state / identify lines) name balls.
         own_seqs = {r.seq for r in own}
@@ -295,7 +309,8 @@ class JobRunner:
                   if r.data.get("type") in POSITION_INPUTS and r.seq not in own_seqs]
         cfg = AnalyzeConfig(video=Path(job.video), out=out, table=match.table_spec, game=match.game,
                             inputs=stated, resume=True, checkpoint_every_s=self.settings.checkpoint_every_s)
-        hooks = Hooks(on_event=on_event, on_progress=on_progress, on_header=on_header, on_note=notes.append)
+        hooks = Hooks(on_event=on_event, on_progress=on_progress, on_header=on_header, on_note=notes.append,
+                      new_inputs=new_inputs)
         result = analyze(cfg, hooks, self.stage_factory)
         if result.read.error and result.frames == 0 and result.events == 0:
             raise ValueError(f"no frame of the video could be decoded: {result.read.error}")

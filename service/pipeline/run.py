@@ -88,6 +88,9 @@ class Hooks:
     on_progress: Callable[[int, int, float], None] | None = None  # frames done, frames total, video s
     on_note: Callable[[str], None] | None = None  # one-line messages for the user
     on_header: Callable[[list[dict[str, Any]]], None] | None = None  # log lines the run adds (match, state)
+    # Referee inputs posted since the last call (a live service), asked at each progress step: their stated
+    # ball places (state / identify lines) reach vision while the run goes on.
+    new_inputs: Callable[[], list[dict[str, Any]]] | None = None
 
 
 @dataclass
@@ -248,6 +251,33 @@ class _Run:
         for pos in self.statements.due(t):
             self._tell_perception("set_positions", pos)
 
+    def take_statement(self, d: dict[str, Any], t: float) -> None:
+        """A referee's statement of ball places posted while the run goes on: applied at its `t`, or at the
+        next frame when it has none or its time has passed (the balls are where the referee sees them now)."""
+        if d.get("type") not in ("state", "identify"):
+            return
+        pos = identity.positions_of(d.get("balls"), f"referee input ({d.get('type')}) posted during the analysis")
+        if pos is None:
+            return
+        at = max(float(d.get("t") or 0.0), t, identity.START_S)
+        self.statements.timed.append((at, pos))
+        self.statements.timed.sort(key=lambda x: x[0])
+        self.note(f"referee stated the places of ball(s) {', '.join(sorted(pos))}: told to vision at {at:.2f} s")
+
+    def live_hooks(self) -> Hooks:
+        """The hooks with progress first taking the referee's new statements (when a live service gives them)."""
+        poll, inner = self.hooks.new_inputs, self.hooks.on_progress
+        if poll is None:
+            return self.hooks
+
+        def on_progress(done: int, total: int, t: float) -> None:
+            for d in poll():
+                self.take_statement(d, t)
+            if inner is not None:
+                inner(done, total, t)
+
+        return replace(self.hooks, on_progress=on_progress)
+
     def _px_at(self, frame: int) -> dict[str, tuple[float, float]]:
         for f, px in reversed(self.px_history):
             if f <= frame:
@@ -316,6 +346,7 @@ def analyze(
     if run.events:
         run.rejudge()  # re-derive the verdicts of the shots before the checkpoint
     status = ReadStatus()
+    hooks = run.live_hooks()
     frames_done, last_index, last_t, stopped_early = 0, start_frame - 1, 0.0, False
     try:
         frames = (read_frames(cfg.video, status, max(start_frame, 0), cfg.threads, cfg.i420)

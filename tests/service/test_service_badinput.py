@@ -5,6 +5,7 @@ names what is wrong, or a visible job status, never a 500; nothing is stored for
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -16,6 +17,7 @@ import pytest
 from svc_fakes import LiveServer, ScriptedDetector, ScriptedPerception, scripted_stages, write_video
 
 from calibration.table import Table
+from service.api import jobs
 from service.pipeline.run import AnalyzeConfig, Stages
 
 
@@ -227,6 +229,50 @@ def test_identify_is_stored_judged_as_nothing_and_reaches_vision(tmp_path: Path)
             verdicts = c.get(f"/matches/{m['id']}/verdicts").json()
             assert len(verdicts) == 3 and not any("identify" in json.dumps(v) for v in verdicts)
     finally:
+        srv.stop()
+
+
+class HeldPerception(RecordingPerception):
+    """Records what it is told, and holds the analysis at frame HOLD_AT until the test lets it go on."""
+
+    HOLD_AT: ClassVar[int] = 60
+    reached: ClassVar[threading.Event] = threading.Event()
+    go_on: ClassVar[threading.Event] = threading.Event()
+
+    def update(self, image: np.ndarray, frame: int, t: float) -> Any:
+        if frame == HeldPerception.HOLD_AT:
+            HeldPerception.reached.set()
+            assert HeldPerception.go_on.wait(30)
+        return super().update(image, frame, t)
+
+
+def held_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+    base = scripted_stages(cfg, table, image, fps)
+    return Stages(base.calibration, HeldPerception(), ScriptedDetector())
+
+
+def test_identify_posted_during_an_analysis_reaches_vision_while_it_runs(tmp_path: Path) -> None:
+    srv = LiveServer(tmp_path / "data", stage_factory=held_stages).start()
+    RecordingPerception.told.clear()
+    HeldPerception.reached.clear()
+    HeldPerception.go_on.clear()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=20.0) as c:
+            job = c.post("/analyses", json={"video_path": str(write_video(tmp_path / "clip.mp4", 120))}).json()
+            assert HeldPerception.reached.wait(30)
+            r = c.post(f"/matches/{job['match_id']}/inputs",  # no t: the balls are there now
+                       json={"type": "identify", "balls": {"7": [700, 100]}, "reason": "ball 7 put back by hand"})
+            assert r.status_code == 201, r.text
+            time.sleep(jobs.POLL_INPUTS_S + 0.1)  # the analysis looks for new inputs at this interval
+            HeldPerception.go_on.set()
+            job = wait_job(c, job)
+            assert job["status"] == "done", job
+            # told once, at the frame after the one held (the first look after the posting)
+            held_t = HeldPerception.HOLD_AT / 30
+            told = [(round(t, 3), p) for t, p in RecordingPerception.told]
+            assert told == [(round(held_t, 3), {"7": (700.0, 100.0)})]
+    finally:
+        HeldPerception.go_on.set()
         srv.stop()
 
 
