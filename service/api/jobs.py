@@ -26,10 +26,11 @@ from service.api import db, matchlog
 from service.api.live import LiveHub
 from service.api.settings import Settings
 from service.pipeline import checkpoint as ck
+from service.pipeline import identity
 from service.pipeline.run import AnalyzeConfig, Hooks, StageFactory, analyze, default_stages
 
-# Inputs of the match log that state ball positions: the analysis hands them to vision (identities).
-POSITION_INPUTS = ("state", "identify")
+# Inputs of the match log that tell vision something: ball places (identities), balls taken off by hand.
+POSITION_INPUTS = ("state", "identify", *identity.TAKE_OFF_INPUTS)
 
 
 class Stopped(Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -67,6 +68,13 @@ def _game_from_inputs(inputs: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def _columns() -> int:
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except OSError:
+        return 0
+
+
 class _Progress:
     """tqdm on a terminal; one plain line every few seconds when piped."""
 
@@ -78,7 +86,10 @@ class _Progress:
         if self.tty:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total or None, unit="frame", dynamic_ncols=True)
+            # A pty that reports no size (0 x 0: `script`, some containers) would make tqdm draw nothing.
+            sized = _columns() > 0
+            self.bar = tqdm(total=total or None, unit="frame", dynamic_ncols=sized, ncols=None if sized else 80,
+                            nrows=None if sized else 24)
         self.done = 0
         self.t = 0.0
 
@@ -109,6 +120,17 @@ class _Progress:
             self.bar = None
         elif self.done and self.last < time.monotonic() - 0.5:
             self._line(self.done, self.total, self.t, time.monotonic())
+
+
+def _score_line(fold: Any, verdicts: list[Any]) -> str:
+    """The score as the last shot left it (after a won frame the engine's state is the next frame's 0-0),
+    frames won when a frame ended, and who is to play."""
+    score = verdicts[-1].score if verdicts and verdicts[-1].score else fold.score
+    text = "score: " + (", ".join(f"{p} {s}" for p, s in score.items()) or "none")
+    won = verdicts[-1].raw.get("frames_won") if verdicts else None
+    if won and any(won.values()):
+        text += "; frames won: " + ", ".join(f"{p} {n}" for p, n in won.items())
+    return text + ("; the match is over" if fold.finished else f"; {fold.to_play} to play" if fold.to_play else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -168,8 +190,7 @@ def run(args: argparse.Namespace) -> int:
     progress.close()
     fold = result.fold
     if fold is not None:
-        score = ", ".join(f"{p} {s}" for p, s in fold.score.items())
-        print(f"{len(result.verdicts)} shots judged ({result.game}); score: {score or 'none'}")
+        print(f"{len(result.verdicts)} shots judged ({result.game}); {_score_line(fold, result.verdicts)}")
         if fold.owed:
             print("decisions owed: " + "; ".join(fold.owed))
     print(f"{result.events} events; report: {out / 'report.html'}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules.events import Event, EventType
 from rules.inputs import ball_places
@@ -29,43 +29,69 @@ def positions_of(balls: Any, where: str) -> Positions | None:
     return ball_places(balls, where)
 
 
+# Referee inputs that take a ball off the table by hand (a penalty ball 2.7 / 3.7 / 4.7, a ball removed for a
+# legally potted cue ball 3.5.2 / 4.5.2): vision is told the ball leaves, so its track does not live on unseen.
+TAKE_OFF_INPUTS = ("penalty_ball", "remove_ball")
+
+
+class Timed(NamedTuple):
+    """A statement due at video time `t`: some balls' places, or balls taken off the table."""
+
+    t: float
+    places: Positions
+    take_off: tuple[str, ...] = ()
+
+
 @dataclass
 class Statements:
     """Stated positions of one analysis: the one at the start, and later ones in time order."""
 
     initial: Positions | None = None
     source: str = ""
-    timed: list[tuple[float, Positions]] = field(default_factory=list)
+    timed: list[Timed] = field(default_factory=list)
 
-    def due(self, t: float) -> list[Positions]:
+    def due(self, t: float) -> list[Timed]:
         """The statements whose time has come (removed from the list)."""
         out = []
-        while self.timed and self.timed[0][0] <= t:
-            out.append(self.timed.pop(0)[1])
+        while self.timed and self.timed[0].t <= t:
+            out.append(self.timed.pop(0))
         return out
+
+    def add(self, item: Timed) -> None:
+        self.timed.append(item)
+        self.timed.sort(key=lambda x: x.t)
+
+
+def timed_of(d: Mapping[str, Any], where: str, now: float = 0.0) -> Timed | None:
+    """What a referee input later than the start tells vision: an `identify` or `state` line's places, a
+    penalty / removed ball taken off; at its `t` (not before `now`, nor START_S). None: nothing for vision."""
+    at = max(float(d.get("t") or 0.0), now, START_S)
+    if d.get("type") in TAKE_OFF_INPUTS and d.get("ball") is not None:
+        return Timed(at, {}, (str(d["ball"]),))
+    if d.get("type") not in ("state", "identify"):
+        return None
+    pos = positions_of(d.get("balls"), where)
+    return None if pos is None else Timed(at, pos)
 
 
 def statements(state: Mapping[str, Any] | None, inputs: Sequence[Mapping[str, Any]]) -> Statements:
     """Stated positions from `--state` (its `balls`, at the start), from `state` lines of the inputs (at
-    their `t`; none or <= START_S: the start) and from `identify` lines (some balls; at their `t`, at the
-    earliest START_S, once the tracker holds the balls). `--state` wins over a state line at the start."""
+    their `t`; none or <= START_S: the start), from `identify` lines (some balls; at their `t`, at the
+    earliest START_S, once the tracker holds the balls) and balls taken off by hand (penalty_ball,
+    remove_ball, at their `t`). `--state` wins over a state line at the start."""
     st = Statements()
     for n, d in enumerate(inputs, 1):
-        if d.get("type") not in ("state", "identify"):
-            continue
-        pos = positions_of(d.get("balls"), f"referee input {n} ({d.get('type')})")
-        if pos is None:
-            continue
+        where = f"referee input {n} ({d.get('type')})"
         t = d.get("t")
-        if d.get("type") == "identify":  # some balls only: relabels the tracks there, never the first map
-            st.timed.append((max(float(t or 0.0), START_S), pos))
-            continue
-        if t is None or float(t) <= START_S:
-            if st.initial is None:
+        if d.get("type") == "state" and (t is None or float(t) <= START_S):
+            pos = positions_of(d.get("balls"), where)
+            if pos is not None and st.initial is None:
                 st.initial, st.source = pos, f"the state line of the referee inputs (line {n})"
-        else:
-            st.timed.append((float(t), pos))
-    st.timed.sort(key=lambda x: x[0])
+            continue
+        item = timed_of(d, where)
+        if item is not None:  # identify: some balls only, relabels the tracks there, never the first map
+            st.timed.append(item)
+    st.timed.sort(key=lambda x: x.t)
     if state is not None:
         pos = positions_of(state.get("balls"), "--state")
         if pos is not None:

@@ -247,22 +247,24 @@ class _Run:
             fn(*args)
 
     def stated_now(self, t: float) -> None:
-        """Positions the referee stated for this video time (a timed state line) go to vision."""
-        for pos in self.statements.due(t):
-            self._tell_perception("set_positions", pos)
+        """What the referee stated for this video time (a timed state or identify line, a ball taken off by
+        hand) goes to vision."""
+        for item in self.statements.due(t):
+            if item.places:
+                self._tell_perception("set_positions", item.places)
+            if item.take_off:
+                self._tell_perception("take_off", list(item.take_off))
 
     def take_statement(self, d: dict[str, Any], t: float) -> None:
-        """A referee's statement of ball places posted while the run goes on: applied at its `t`, or at the
+        """A referee input posted while the run goes on: what it tells vision is applied at its `t`, or at the
         next frame when it has none or its time has passed (the balls are where the referee sees them now)."""
-        if d.get("type") not in ("state", "identify"):
+        item = identity.timed_of(d, f"referee input ({d.get('type')}) posted during the analysis", now=t)
+        if item is None:
             return
-        pos = identity.positions_of(d.get("balls"), f"referee input ({d.get('type')}) posted during the analysis")
-        if pos is None:
-            return
-        at = max(float(d.get("t") or 0.0), t, identity.START_S)
-        self.statements.timed.append((at, pos))
-        self.statements.timed.sort(key=lambda x: x[0])
-        self.note(f"referee stated the places of ball(s) {', '.join(sorted(pos))}: told to vision at {at:.2f} s")
+        self.statements.add(item)
+        what = f"the places of ball(s) {', '.join(sorted(item.places))}" if item.places else \
+            f"ball(s) {', '.join(item.take_off)} taken off the table"
+        self.note(f"the referee stated {what}: told to vision at {item.t:.2f} s")
 
     def live_hooks(self) -> Hooks:
         """The hooks with progress first taking the referee's new statements (when a live service gives them)."""
@@ -323,7 +325,7 @@ def analyze(
         stages = ck.load_state(cfg.out) if prev.has_state else None
         if stages is None:  # a fresh tracker at a shot boundary: the balls rest where the last shot left them
             cfg = run.cfg = replace(cfg, positions=identity.resting_positions(run.events) or cfg.positions)
-        run.statements.timed = [(t, p) for t, p in run.statements.timed if t > prev.t]
+        run.statements.timed = [x for x in run.statements.timed if x.t > prev.t]
         run.note(f"resuming at frame {start_frame} ({prev.t:.1f} s), {prev.events_lines} events kept"
                  + ("" if stages is not None else "; tracker restarted at a shot boundary"))
     elif prev is not None:

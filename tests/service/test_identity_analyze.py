@@ -44,6 +44,9 @@ class RecordingPerception(ScriptedPerception):
     def shot_started(self) -> None:
         self.calls.append(("shot_started", None, self.t))
 
+    def take_off(self, balls: list[str]) -> None:
+        self.calls.append(("take_off", balls, self.t))
+
 
 def _recording_stages(made: list[tuple[AnalyzeConfig, RecordingPerception]]) -> Any:
     def factory(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
@@ -119,6 +122,19 @@ def test_identify_line_states_some_balls_at_its_time(clip: Path, tmp_path: Path)
                             _recording_stages([]), judging.fold)
     assert plain.verdicts and [v.to_dict() for v in with_identify.verdicts] == [v.to_dict() for v in plain.verdicts]
     assert res.verdicts
+
+
+def test_a_ball_taken_off_by_hand_is_told_to_vision_at_its_time(clip: Path, tmp_path: Path) -> None:
+    """A penalty ball (or a ball removed for a potted cue ball) leaves the table by hand: vision is told
+    then, so the track of a ball nobody sees any more does not live on (and revive on a hand)."""
+    made: list[tuple[AnalyzeConfig, RecordingPerception]] = []
+    inputs: list[dict[str, Any]] = [{"type": "penalty_ball", "t": 1.5, "ball": "1"},
+                                     {"type": "remove_ball", "t": 2.5, "ball": 3}]
+    analyze(AnalyzeConfig(clip, tmp_path / "out", inputs=inputs, annotate=False), None, _recording_stages(made),
+            spotting_judge)
+    taken = [c for c in made[0][1].calls if c[0] == "take_off"]
+    assert [c[1] for c in taken] == [["1"], ["3"]]
+    assert 1.5 - 1.5 / 30 <= taken[0][2] < 1.5 and 2.5 - 1.5 / 30 <= taken[1][2] < 2.5
 
 
 def test_unknown_identities_are_said(clip: Path, tmp_path: Path) -> None:
