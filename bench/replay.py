@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,45 @@ def replay(case: Path) -> dict[str, Any]:
     found = [e for s in states for e in det.update(s)] + det.flush()
     va = compare_verdicts(inputs, truth, found, game, table)
     return {"case": case.name, "shots": va.shots, "agree": va.agree, "carried": va.agree_carried, "diffs": va.diffs,
-            "events": match_events(truth, found)}
+            "events": match_events(truth, found), "found": found}
+
+
+def _brief(e: Any) -> str:
+    """One event on one line: time, frame, type, agents and the fields a verdict reads."""
+    parts = [f"{e.t:8.3f} f{e.frame:<5d} {e.type!s:14s} {'-'.join(e.agents):8s}"]
+    for name in ("cushion", "line", "to", "pocket"):
+        v = getattr(e, name)
+        if v is not None:
+            parts.append(f"{name}={v}")
+    if e.touching:
+        parts.append("touching=" + ",".join("-".join(d["balls"]) for d in e.touching))
+    if e.frozen:
+        parts.append("frozen=" + ",".join(f"{d['ball']}@{d['cushion']}" for d in e.frozen))
+    parts += [f"{k}={v}" for k, v in e.extra.items() if k in ("first", "jump", "hand", "cue_follow", "push")]
+    if e.confidence < 1.0:
+        parts.append(f"conf={e.confidence:.2f}")
+    return " ".join(parts)
+
+
+def dump_diffs(case: Path, diffs: list[str], found: list[Any], margin_s: float = 0.5) -> None:
+    """For each disagreeing shot: the truth's events and the pipeline's, from the shot's start to the next truth
+    shot (with a margin), so the layer at fault can be read off."""
+    from rules.events import EventType
+
+    _, truth, _, _, _ = _case_meta(case)
+    starts = [e.t for e in truth if e.type is EventType.SHOT_START]
+    for d in diffs:
+        m = re.match(r"shot (\d+) at ([0-9.]+) s", d)
+        if not m:
+            continue
+        t0 = float(m.group(2))
+        later = [t for t in starts if t > t0 + 0.15]
+        t1 = later[0] if later else float("inf")
+        print(f"  --- {case.name} shot {m.group(1)} [{t0 - margin_s:.2f}, {t1 + margin_s:.2f}) s")
+        for label, evs in (("truth", truth), ("found", found)):
+            for e in evs:
+                if t0 - margin_s <= e.t < t1 + margin_s:
+                    print(f"    {label} {_brief(e)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cases", type=Path, default=Path("sample_videos"))
     p.add_argument("--only", nargs="*", default=None, help="case folder names")
     p.add_argument("--force", action="store_true", help="record again cases that already have a recording")
+    p.add_argument("--events", action="store_true", help="print truth and pipeline events of each disagreeing shot")
     a = p.parse_args(argv)
     cases = [c for c in find_cases(a.cases) if not a.only or c.name in a.only]
     shots = agree = carried = 0
@@ -120,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['case']:34s} shots {r['shots']:3d} agree {r['agree']:3d} carried {r['carried']:3d}", flush=True)
         for d in r["diffs"]:
             print(f"    {d}")
+        if a.events:
+            dump_diffs(case, r["diffs"], r["found"])
     if a.what == "verdicts":
         print(f"--- replayed verdict agreement: {agree}/{shots} = {agree / max(shots, 1):.1%}; errors carried: "
               f"{carried}/{shots} = {carried / max(shots, 1):.1%} ---")
