@@ -9,27 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 HELP = "run the benchmarks (calibration, tracking, events, rules, verdicts, speed) and print one table"
 NAMES = ("calibration", "tracking", "events", "rules", "verdicts", "speed")
-# The figures the summary shows first for each benchmark, when the benchmark reports them.
-HEADLINES: dict[str, tuple[str, ...]] = {
-    "calibration": ("corner_rms_mm", "spot_rms_mm", "failures", "seconds_per_calibration"),
-    "tracking": ("recall", "precision", "rmse_stationary_mm", "rmse_moving_mm", "shots_without_switch", "hota",
-                 "analysed_cpu_fps"),
-    "events": ("pot_f1", "cushion_f1", "ball_contact_f1", "line_cross_f1", "first_contact_right",
-               "median_timing_error_frames"),
-    "rules": ("worst_median_s", "n_shots", "ok"),
-    "verdicts": ("agreement", "shots", "agree", "cases"),
-    "speed": ("pipeline_cpu_x_realtime", "pipeline_cpu_fps", "decode_cpu_fps", "pipeline_fps", "decode_fps",
-              "annotated_cpu_fps", "size", "load_avg_1min"),
-}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -88,17 +79,107 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def summary_table(results: dict[str, dict[str, Any] | str], per_bench: int = 8) -> str:
-    lines = [f"{'benchmark':<12} {'figure':<34} value", "-" * 64]
+@dataclass(frozen=True)
+class Row:
+    """One headline figure of a benchmark: where it is in the result, how it reads, its target if any."""
+
+    key: str
+    label: str
+    fmt: str = "{:.4g}"  # applied to the value (a str.format pattern)
+    target: str = ""  # as the reader sees it
+    ok: Callable[[float], bool] | None = None  # None: a figure without a target
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+# The table `bench` prints: each benchmark's headline figures beside the targets of issue #7 and the README.
+ROWS: dict[str, tuple[Row, ...]] = {
+    "calibration": (
+        Row("corner_rms_mm", "bed corners, RMS", "{:.2f} mm", "<= 1.5 mm", lambda v: v <= 1.5),
+        Row("spot_rms_mm", "spots, RMS", "{:.2f} mm", "<= 1.5 mm", lambda v: v <= 1.5),
+        Row("failures", "failed calibrations", "{:.0f}", "0", lambda v: v == 0),
+    ),
+    "tracking": (
+        Row("id_switches", "identity switches", "{:.0f}", "0", lambda v: v == 0),
+        Row("hota", "HOTA", "{:.3f}"),
+        Row("rmse_stationary_mm", "position RMSE at rest", "{:.2f} mm"),
+        Row("rmse_moving_mm", "position RMSE moving", "{:.2f} mm"),
+        Row("recall", "detection recall", "pct"),
+    ),
+    "events": (
+        Row("pot_f1", "pots F1", "{:.3f}", ">= 0.99", lambda v: v >= 0.99),
+        Row("cushion_f1", "cushions F1", "{:.3f}", ">= 0.97", lambda v: v >= 0.97),
+        Row("ball_contact_f1", "contacts F1", "{:.3f}", ">= 0.95", lambda v: v >= 0.95),
+        Row("line_cross_f1", "line crossings F1", "{:.3f}", ">= 0.99", lambda v: v >= 0.99),
+        Row("first_contact_right", "first contact right", "pct", ">= 99 %", lambda v: v >= 0.99),
+        Row("median_timing_error_frames", "median timing error", "{:.2f} frame", "<= 1 frame", lambda v: v <= 1.0),
+    ),
+    "rules": (
+        Row("worst_median_s", "500-shot log judged in", "{:.3f} s", "< 1 s", lambda v: v < 1.0),
+    ),
+    "verdicts": (
+        Row("agreement", "verdict agreement", "pct", ">= 98 %", lambda v: v >= 0.98),
+        Row("agreement_carried", "... errors carried into later shots", "pct"),
+    ),
+    "speed": (
+        Row("pipeline_cpu_x_realtime", "pipeline x real time, one core", "{:.2f}x", ">= 2x", lambda v: v >= 2.0),
+        Row("pipeline_cpu_fps", "pipeline frames / CPU s", "{:.0f}"),
+        Row("decode_cpu_fps", "bare decode frames / CPU s", "{:.0f}"),
+    ),
+}
+
+
+def _measured_on(name: str, res: dict[str, Any]) -> str:
+    """What the benchmark ran on, in a few words (so a subset says it is one)."""
+    if name == "calibration":
+        return f"{res.get('frames', '?')} rendered frames"
+    if name in ("tracking", "verdicts"):
+        what = f"{res.get('cases', '?')} cases"
+        if name == "verdicts":
+            what += f", {res.get('agree', '?')}/{res.get('shots', '?')} shots"
+        if res.get("subset"):
+            what += f" ({res['subset']})"
+        return what
+    if name == "events":
+        return f"{res.get('n_cases', '?')} {res.get('cases', '')} cases".strip()
+    if name == "rules":
+        return f"{res.get('n_shots', '?')} shots x {len(res.get('games', {}))} games"
+    if name == "speed":
+        return f"{res.get('frames', '?')} frames {res.get('size', '')}".strip()
+    return ""
+
+
+def _value(row: Row, v: float) -> str:
+    return _pct(v) if row.fmt == "pct" else row.fmt.format(v)
+
+
+def summary_table(results: dict[str, dict[str, Any] | str], times: dict[str, tuple[float, float]] | None = None,
+                  per_bench: int = 8) -> str:
+    """One table of every benchmark: headline figures, what they were measured on, target and whether it is met.
+    A benchmark without a row spec shows its first flat figures; a failed one shows its error."""
+    head = f"{'benchmark':<12} {'measured on':<30} {'figure':<36} {'value':>12}  {'target':<11} met"
+    lines = [head, "-" * len(head)]
     for name, res in results.items():
         if isinstance(res, str):
-            lines.append(f"{name:<12} {'FAILED':<34} {res[-200:]}")
+            lines.append(f"{name:<12} {'':<30} {'FAILED':<36} {res[-120:]}")
             continue
+        on = _measured_on(name, res)
         flat = _flatten(res)
-        keys = [k for k in HEADLINES.get(name, ()) if k in flat]
-        keys += [k for k in flat if k not in keys]
-        for k in keys[:per_bench]:
-            lines.append(f"{name:<12} {k:<34} {_fmt(flat[k])}")
+        rows = [r for r in ROWS.get(name, ()) if isinstance(flat.get(r.key), int | float)]
+        if not rows:  # no spec (or none of its keys): the benchmark's own first figures
+            for k in list(flat)[:per_bench]:
+                lines.append(f"{name:<12} {on:<30} {k:<36} {_fmt(flat[k]):>12}")
+                on = ""
+        for r in rows:
+            v = float(flat[r.key])
+            met = "" if r.ok is None else ("yes" if r.ok(v) else "NO")
+            lines.append(f"{name:<12} {on:<30} {r.label:<36} {_value(r, v):>12}  {r.target:<11} {met}".rstrip())
+            on = ""
+        if times and name in times:
+            wall, cpu = times[name]
+            lines.append(f"{name:<12} {'':<30} {'time: wall / CPU':<36} {f'{wall:.0f} / {cpu:.0f} s':>12}")
     return "\n".join(lines)
 
 
@@ -109,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     names = NAMES if args.which == "all" else (args.which,)
     results: dict[str, dict[str, Any] | str] = {}
+    times: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             out = Path(tmp) / f"{name}.json"
@@ -117,14 +199,18 @@ def run(args: argparse.Namespace) -> int:
                 cmd += ["--cases", str(args.cases)]
             print(f"=== {name} ===", flush=True)
             t0 = time.monotonic()
+            ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             proc = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
+            ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
+            times[name] = (time.monotonic() - t0, cpu)
             if proc.returncode != 0 or not out.exists():
                 err = proc.stderr.strip().splitlines()
                 results[name] = err[-1] if err else f"exit code {proc.returncode}"
                 print(proc.stderr[-2000:], file=sys.stderr)
             else:
                 results[name] = json.loads(out.read_text())
-            print(f"({name}: {time.monotonic() - t0:.0f} s)", flush=True)
+            print(f"({name}: {times[name][0]:.0f} s, {cpu:.0f} CPU s)", flush=True)
     print()
-    print(summary_table(results))
+    print(summary_table(results, times))
     return 0 if all(not isinstance(r, str) for r in results.values()) else 1

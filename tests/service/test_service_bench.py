@@ -5,12 +5,28 @@ from __future__ import annotations
 from service.cli.bench import summary_table
 
 
-def test_summary_shows_headlines_first_and_names_failures() -> None:
+def _rows(table: str) -> list[str]:
+    return table.splitlines()[2:]
+
+
+def test_summary_gives_each_headline_with_its_target_and_whether_it_is_met() -> None:
     table = summary_table({
-        "verdicts": {"events": {"pot": {"recall": 0.2}}, "shots": 7, "agreement": 0.857},
-        "speed": "RuntimeError: no video",
-    })
-    rows = [line.split() for line in table.splitlines()[2:]]
-    assert rows[0][:2] == ["verdicts", "agreement"] and rows[1][:2] == ["verdicts", "shots"]
-    assert ["verdicts", "events.pot.recall", "0.2"] in rows
-    assert rows[-1][:2] == ["speed", "FAILED"] and "no video" in table
+        "verdicts": {"cases": 3, "shots": 7, "agree": 6, "agreement": 6 / 7, "agreement_carried": 5 / 7},
+        "speed": {"frames": 600, "size": "1920x1080", "pipeline_cpu_x_realtime": 2.5, "pipeline_cpu_fps": 150.0,
+                  "decode_cpu_fps": 400.0},
+    }, times={"verdicts": (12.0, 10.0)})
+    rows = _rows(table)
+    agreement = next(r for r in rows if "verdict agreement" in r)
+    assert agreement.startswith("verdicts") and "3 cases, 6/7 shots" in agreement
+    assert "85.7 %" in agreement and ">= 98 %" in agreement and agreement.endswith("NO")
+    realtime = next(r for r in rows if "x real time" in r)
+    assert "2.50x" in realtime and realtime.endswith("yes")
+    assert any("bare decode" in r and "400" in r for r in rows)
+    assert any("time: wall / CPU" in r and "12 / 10 s" in r for r in rows)
+
+
+def test_summary_names_failures_and_shows_benchmarks_it_has_no_rows_for() -> None:
+    table = summary_table({"identity": {"right_id": 0.999}, "speed": "RuntimeError: no video"})
+    rows = _rows(table)
+    assert any(r.startswith("identity") and "right_id" in r and "0.999" in r for r in rows)
+    assert rows[-1].startswith("speed") and "FAILED" in rows[-1] and "no video" in rows[-1]
