@@ -100,8 +100,8 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
         for k, c in events.items()
     }
     carried = totals["carried"] / totals["shots"] if totals["shots"] else 0.0
-    out = {"cases": len(cases), "shots": totals["shots"], "agree": totals["agree"], "agreement": agreement,
-           "agreement_carried": carried, "target": TARGET, "events": ev_summary}
+    out = {"set": str(root), "cases": len(cases), "shots": totals["shots"], "agree": totals["agree"],
+           "agreement": agreement, "agreement_carried": carried, "target": TARGET, "events": ev_summary}
     if verbose:
         print(f"--- verdict agreement: {totals['agree']}/{totals['shots']} shots = {agreement:.1%} "
               f"(target >= {TARGET:.0%}) over {len(cases)} cases, each shot judged after the truth's own earlier "
