@@ -151,5 +151,9 @@ def write_outputs(out: Path) -> None:
         fouls=sum(1 for v in verdicts if v.is_foul),
         reviews=sum(1 for v in verdicts if v.review),
         n_events=len(events),
+        # the score as the last shot left it: after a won frame the engine's state is the next frame's 0-0
+        final_score=(verdicts[-1].score if verdicts and verdicts[-1].score else
+                     (summary.get("fold") or {}).get("score") or {}),
+        frames_won=(verdicts[-1].raw.get("frames_won") or {}) if verdicts else {},
     )
     (out / "report.html").write_text(html, encoding="utf-8")

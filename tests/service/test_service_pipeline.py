@@ -116,7 +116,8 @@ def test_mp4_cut_before_its_index_gives_a_report_that_says_so(make_clip, tmp_pat
     out = tmp_path / "out"
     res = analyze(AnalyzeConfig(broken, out, annotate=False), None, scripted_stages, counting_judge)
     assert res.frames == 0 and not res.read.complete
-    assert "could not be read" in (out / "report.html").read_text()
+    html = (out / "report.html").read_text()
+    assert "could not be read" in html and "Nothing was analysed" in html and "covers the part" not in html
     assert (out / "events.jsonl").read_text() == ""
 
 
