@@ -161,6 +161,12 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+    if state:
+        score = state.get("score")
+        given = [f"score {', '.join(f'{p} {n}' for p, n in score.items())}" if isinstance(score, dict) else "",
+                 f"{state['to_play']} to play" if state.get("to_play") else "",
+                 f"{len(state['balls'])} balls placed" if isinstance(state.get("balls"), dict) else ""]
+        print("start from --state: " + ("; ".join(g for g in given if g) or ", ".join(sorted(state))))
     if inputs_source:
         print(f"referee inputs: {len(inputs)} line(s) from {inputs_source}" + (
             f"; game {game} from its match header" if args.game is None and game else ""))
