@@ -99,12 +99,19 @@ def cost_matrix(hyps: list[list[Hypothesis]], dets: np.ndarray, extra: np.ndarra
     return cost, which
 
 
-def solve(cost: np.ndarray) -> list[tuple[int, int]]:
-    """Minimum-cost pairs (track, detection), dropping pairs that were gated out."""
+def solve(cost: np.ndarray, miss_cost: float | None = None) -> list[tuple[int, int]]:
+    """Minimum-cost pairs (track, detection), dropping pairs that were gated out.
+
+    With `miss_cost` every track may also stay unmatched at that cost (one dummy column per track). Without
+    it the solver must match as many tracks as the gates allow, so a track with one far, poor candidate can
+    push a neighbour off its own good detection (two bad pairs beat one good pair and one miss)."""
     if cost.size == 0:
         return []
+    n_det = cost.shape[1]
+    if miss_cost is not None:
+        cost = np.hstack([cost, np.full((cost.shape[0], cost.shape[0]), miss_cost)])
     rows, cols = linear_sum_assignment(cost)
-    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if cost[r, c] < INVALID]
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if c < n_det and cost[r, c] < INVALID]
 
 
 def ambiguity(cost: np.ndarray, pairs: list[tuple[int, int]]) -> dict[int, float]:

@@ -22,6 +22,7 @@ from vision.identity import COLOURED_ID, ColourModel, from_position_map, from_ra
 from vision.types import BallClass, BallState, BallStates, Detections
 
 Occluded = Callable[[np.ndarray], bool]  # table mm -> is that point under an occluder
+_DEFINITE = (BallClass.COLOURED, BallClass.IVORY)
 
 
 @dataclass
@@ -39,6 +40,19 @@ class TrackerConfig:
     # never name a neighbour (the engine spots onto a free place)
     spot_tol_mm: float = 50.0
     spot_frames: int = 5  # on a spot a verdict named, a ball (not a hand: that is an occluder) comes back sooner
+    # a track may stay unmatched at this cost (a negative log-likelihood like the pair costs): above a pair
+    # at its gate edge (9) on the wide hypothesis (6) with the wrong class (class_penalty), so a lone track
+    # keeps every detection it gates; but one poor pair no longer buys a second poor pair that pushes a
+    # neighbour off its own detection (a hidden ball taking a struck ball while the struck ball takes a hand)
+    miss_cost: float = 30.0
+    # a track read as the other class (coloured vs ivory, by the learnt chroma) this long without a break holds
+    # the other ball: a single misread (blur, a shadow) lasts a frame or two, a swapped identity lasts
+    recolour_s: float = 0.25
+    # a hidden resting ball whose place has been in clear view (no occluder) this long with nothing detected
+    # there was taken off by hand (a penalty ball, a ball in hand): a ball in view is missed for a frame or
+    # two at most (a merged blob, a shadow). Left hidden, such a ghost takes the next hand or cue tip it can
+    # reach as a ball struck at 12 m/s
+    lift_s: float = 1.0
 
 
 @dataclass
@@ -57,6 +71,11 @@ class Track:
     prev_xy: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
     prev_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
     last_z: np.ndarray | None = None  # the last measurement used
+    off_colour_since: float | None = None  # time its detections began to read as the other class
+    seen_t: float = -np.inf  # time of the last detection it took
+    clear_since: float | None = None  # hidden at rest: since when its place has been in clear view
+    lifted_t: float = -np.inf  # time it was found taken off by hand
+    hid_speed: float = 0.0  # mm/s, its speed when it went out of view
 
     @property
     def xy(self) -> np.ndarray:
@@ -95,6 +114,7 @@ class TrackSet:
         self._pending: list[tuple[np.ndarray, int]] = []  # unclaimed detections: position, frames seen
         self._expected: dict[str, np.ndarray] = {}  # spotted balls not yet seen on their spot: id -> mm
         self.colours = ColourModel()  # coloured vs ivory, learnt from the balls under this light
+        self._cls: np.ndarray | None = None  # this frame's classes by the colour model
 
     # --- identity ---------------------------------------------------------------------------
     def _initialise(self, dets: Detections) -> None:
@@ -209,9 +229,10 @@ class TrackSet:
             tr.prev_xy, tr.prev_v = tr.xy, tr.v
             kalman.predict(tr.kf, dt, moving=tr.state == BallState.MOVING)
         hyps = self._hypotheses(active, dt)
-        sub = dets[free]
-        cost, which = cost_matrix(hyps, sub.xy_mm, self._class_cost(active, sub))
-        pairs = solve(cost)
+        cls = self.colours.classes(dets)  # once a frame: the assignment and the revivals read it
+        self._cls = cls
+        cost, which = cost_matrix(hyps, dets.xy_mm[free], self._class_cost(active, dets.xy_mm[free], cls[free]))
+        pairs = solve(cost, self.config.miss_cost)
         amb = ambiguity(cost, pairs)
         assigned = set()
         for i, k in pairs:
@@ -221,7 +242,8 @@ class TrackSet:
         for i, tr in enumerate(active):
             if i not in assigned:
                 self._missed(tr, dt, occluded)
-        self._revive(dets, taken | {int(free[k]) for _, k in pairs}, occluded)
+        self._recolour([(active[i], int(free[k])) for i, k in pairs], cls, t)
+        self._revive(dets, cls, taken | {int(free[k]) for _, k in pairs}, occluded)
         if self._expected:  # rare: only between a verdict that spots a ball and the ball's arrival
             self.relabel(self.expected, 0.9)
         return self.publish(t)
@@ -255,7 +277,15 @@ class TrackSet:
             # the nose, half the mirror's shift, is uncertain by about half its length
             bounce = 0.25 * float(np.hypot(*(mirrored - pred)))
             # its std grows with the frames missed; the wider gate costs 4 ln(1 + misses) (see below)
-            hs = [Hypothesis(mirrored, max(s, 2.0) + bounce, 4.0 * float(np.log1p(tr.misses)), p, dt)]
+            # a hidden ball was held where it was last seen: a speed re-seeded on its return is measured over the
+            # time it was unseen, not over one frame (a hand-placed ball is no 12 m/s jump)
+            span = dt if tr.state != BallState.HIDDEN else max(dt, (self.t or 0.0) - tr.seen_t)
+            if tr.state == BallState.HIDDEN:
+                # held where it went out of view (its filter held there too, _hold): found again in place, give
+                # or take a nudge of the hand, whatever the time; it did not widen with the frames missed
+                hs = [Hypothesis(p, max(s / (1.0 + tr.misses), self.R / 3.0), 2.0, p, span)]
+            else:
+                hs = [Hypothesis(mirrored, max(s, 2.0) + bounce, 4.0 * float(np.log1p(tr.misses)), p, span)]
             speed = float(np.hypot(*v))
             if tr.state == BallState.MOVING:
                 hs.append(Hypothesis(p, 0.5 * speed * dt + 5.0, 2.0, p, dt))
@@ -264,10 +294,15 @@ class TrackSet:
             base = cfg.vmax_mm_s * dt / 3.0
             reach = base * (1.0 + tr.misses)
             if tr.state == BallState.HIDDEN:
-                reach = max(reach, 150.0)
+                # a hidden ball rolls on no faster than it went out of view (cloth only slows it); one hidden at
+                # rest moves only when struck, and shows again once out from under the hand (about 3 R) plus one
+                # frame of flight at most. The 3-std gate covers that; grown with the frames missed alone, the
+                # gate of a ball lifted off by hand took the next bridge hand on the table as a ball struck at
+                # 12 m/s
+                reach = (cfg.vmax_mm_s * dt + tr.hid_speed * span + 3.0 * self.R) / 3.0
             # a wider gate is a less likely place (the 2-D Gaussian's normalisation, 4 ln(std)): a ball unseen for
             # seconds must not take a detection that a ball in view explains only a little worse
-            hs.append(Hypothesis(p, reach, 6.0 + 4.0 * float(np.log(reach / base)), p, dt))
+            hs.append(Hypothesis(p, reach, 6.0 + 4.0 * float(np.log(reach / base)), p, span))
             out.append(hs)
         # contacts between pairs: both balls may stop or start at the contact point
         for i, j, tc in contact_pairs(active, 2.0 * self.R + 6.0, dt):
@@ -303,18 +338,57 @@ class TrackSet:
     def _learn_colour(self, tr: Track, dets: Detections, k: int) -> None:
         """Teach the colour model with a detection a confidently named track took."""
         col = dets.data.get("colour")
-        if col is not None and len(col) > k and tr.id_conf >= 0.5:
-            self.colours.learn(tr.ball == COLOURED_ID, col[k])
+        if col is None or len(col) <= k or tr.id_conf < 0.5:
+            return
+        if self._cls is not None and self._cls[k] in _DEFINITE and (self._cls[k] == BallClass.COLOURED) != (
+                tr.ball == COLOURED_ID):
+            return  # the model reads it as the other class: a swapped identity must not teach it
+        self.colours.learn(tr.ball == COLOURED_ID, col[k])
 
-    def _class_cost(self, active: list[Track], dets: Detections) -> np.ndarray:
+    def _recolour(self, taken: list[tuple[Track, int]], cls: np.ndarray, t: float) -> None:
+        """Re-identify the coloured ball by colour: an ivory id whose detections have read as coloured for
+        `recolour_s` holds the coloured ball; it swaps ids with the coloured id when that id has no ball in
+        view of its own colour (not in play, hidden, or itself holding an ivory ball that long)."""
+        if not self.colours.ready or COLOURED_ID not in self.tracks:
+            return
+        for tr, k in taken:
+            if cls[k] not in _DEFINITE:
+                continue
+            if (cls[k] == BallClass.COLOURED) == (tr.ball == COLOURED_ID):
+                tr.off_colour_since = None
+            elif tr.off_colour_since is None:
+                tr.off_colour_since = t
+        wait = self.config.recolour_s
+        col = self.tracks[COLOURED_ID]
+        col_off = col.off_colour_since is not None and t - col.off_colour_since >= wait
+        for tr, _ in taken:
+            if tr.ball == COLOURED_ID or tr.off_colour_since is None or t - tr.off_colour_since < wait:
+                continue
+            if col.in_play and col.state != BallState.HIDDEN and not col_off:
+                return  # the coloured id holds a coloured ball too: one of the two reads is wrong; leave both
+            self._swap(tr.ball, COLOURED_ID)
+            return
+
+    def _swap(self, a: str, b: str) -> None:
+        """Exchange the identities of two tracks; an id left with no ball in play is UNKNOWN (never POTTED:
+        the event layer would read it as a pot)."""
+        ta, tb = self.tracks[a], self.tracks[b]
+        self.tracks[a], self.tracks[b] = tb, ta
+        for name, tr in ((a, tb), (b, ta)):
+            tr.ball, tr.off_colour_since = name, None
+            if not tr.in_play:
+                self.tracks[name] = Track(name, kalman.make_filter(np.zeros(2)))
+        ta.id_conf = max(ta.id_conf, 0.8)  # the colour names it: one coloured ball in the set
+        tb.id_conf = min(tb.id_conf, 0.3)
+
+    def _class_cost(self, active: list[Track], xy_mm: np.ndarray, cls: np.ndarray) -> np.ndarray:
         pen = self.config.class_penalty
-        cls = self.colours.classes(dets)
         is_col = np.array([c == BallClass.COLOURED for c in cls], dtype=bool)
         is_iv = np.array([c == BallClass.IVORY for c in cls], dtype=bool)
-        out = np.zeros((len(active), len(dets)))
+        out = np.zeros((len(active), len(xy_mm)))
         # where no ball can rest (reaching into a cushion, or over a pocket's hole) a detection is a flying or
         # falling ball (a moving track may take it) or a hand (a resting ball must not follow it)
-        off = cannot_rest_mask(self.table, dets.xy_mm) * INVALID
+        off = cannot_rest_mask(self.table, xy_mm) * INVALID
         for i, tr in enumerate(active):
             out[i] = pen * (is_iv if tr.ball == COLOURED_ID else is_col)
             if tr.state != BallState.MOVING:
@@ -339,7 +413,9 @@ class TrackSet:
             tr.id_conf *= 0.85  # another track could have taken this detection almost as cheaply
         if tr.state == BallState.HIDDEN and tr.misses > 30:
             tr.id_conf *= 0.9
-        tr.misses = 0
+        tr.misses, tr.clear_since = 0, None
+        if self.t is not None:
+            tr.seen_t = self.t
         tr.conf = float(dets.confidence[k])
         new_patch = dets.data["patch"][k] if "patch" in dets.data else None
         spinning = False
@@ -388,9 +464,18 @@ class TrackSet:
                 tr.state = BallState.OFF_TABLE
             return
         if occluded is not None and occluded(p):
-            tr.state = BallState.HIDDEN
-            tr.kf.x[:2, 0], tr.kf.x[2:, 0] = p, 0.0
+            if tr.state != BallState.HIDDEN:
+                tr.hid_speed = float(np.hypot(*tr.prev_v)) if tr.state == BallState.MOVING else 0.0
+            tr.state, tr.clear_since = BallState.HIDDEN, None
+            self._hold(tr, p)
             return
+        if tr.state == BallState.HIDDEN and occluded is not None and self.t is not None:
+            tr.clear_since = self.t if tr.clear_since is None else tr.clear_since
+            if self.t - tr.clear_since >= cfg.lift_s:
+                # its place is in view and empty: taken off by hand. UNKNOWN, not POTTED (a ball lifted by a
+                # mouth is no pot); a ball put down again comes back through _revive
+                tr.state, tr.lifted_t, tr.clear_since = BallState.UNKNOWN, self.t, None
+                return
         if tr.state == BallState.MOVING and tr.misses <= cfg.lost_frames:
             # coast along the prediction; a centre predicted past a cushion nose can only have left the bed
             pocket = self.table.pocket_at(tr.xy) or self.table.pocket_at(p)  # rare: only when a ball vanishes
@@ -399,12 +484,19 @@ class TrackSet:
                 tr.state = BallState.POTTED if pocket is not None else BallState.OFF_TABLE
             if gone or tr.misses < cfg.lost_frames:
                 return
-        tr.kf.x[:2, 0], tr.kf.x[2:, 0] = p, 0.0
+        self._hold(tr, p)
         if tr.misses >= cfg.lost_frames and tr.state != BallState.HIDDEN:
+            tr.hid_speed = float(np.hypot(*tr.prev_v)) if tr.state == BallState.MOVING else 0.0
             tr.state = BallState.HIDDEN
             tr.rest_xy = p.copy()
 
-    def _revive(self, dets: Detections, used: set[int], occluded: Occluded | None = None) -> None:
+    @staticmethod
+    def _hold(tr: Track, p: np.ndarray) -> None:
+        """Hold an unseen ball at p, at rest, as sure of p as of a detection: unseen, it does not drift
+        (a covariance left growing made a hidden ball's gate cover the table within a second)."""
+        kalman.reseed(tr.kf, p, np.zeros(2), vel_std=30.0)
+
+    def _revive(self, dets: Detections, cls: np.ndarray, used: set[int], occluded: Occluded | None = None) -> None:
         """A detection no track took: a ball back in play (spotted after a pot) or one never seen. Only once
         it has stayed put for `revive_frames` frames with no occluder next to it: a passing cue tip moves, and
         a bridge hand resting on the bed for seconds belongs to an arm, while a ball put down stays when the
@@ -423,7 +515,6 @@ class TrackSet:
             if count >= self.config.revive_frames or (count >= self.config.spot_frames and self._on_spot(xy)):
                 ready.append(k)
         self._pending = pending
-        cls = self.colours.classes(dets) if ready else dets.cls
         for k in ready:
             if self._expected and self._revive_expected(dets.xy_mm[k]):
                 continue
@@ -436,8 +527,9 @@ class TrackSet:
             if not cands:
                 continue
             order = {BallState.UNKNOWN: 0, BallState.OFF_TABLE: 1, BallState.POTTED: 2}
-            tr = min(cands, key=lambda c: order.get(c.state, 3))
-            tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN else 0.1
+            # the ball most recently taken off by hand is the likeliest to be put down (a ball in hand)
+            tr = min(cands, key=lambda c: (order.get(c.state, 3), -c.lifted_t))
+            tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN or np.isfinite(tr.lifted_t) else 0.1
             tr.kf = kalman.make_filter(dets.xy_mm[k])
             tr.state, tr.misses, tr.still = BallState.STATIONARY, 0, 0
             tr.rest_xy = dets.xy_mm[k].copy()

@@ -1,0 +1,85 @@
+"""Hidden and lost balls: the assignment may leave a track unmatched, a hidden ball's gate does not grow
+while it rests, a ball taken off by hand leaves play, and the coloured ball is re-identified by colour."""
+
+from __future__ import annotations
+
+import numpy as np
+from track_fakes import dets
+
+from calibration.table import Table
+from vision.assign import INVALID, solve
+from vision.track import TrackSet
+from vision.types import BallClass, BallState, Detections
+
+FPS = 60.0
+TABLE = Table.load("pyramid-12ft")
+
+
+def test_a_track_may_stay_unmatched_rather_than_push_a_neighbour_off() -> None:
+    # track 0 explains detection 0 well and detection 1 poorly; track 1 has only detection 0, poorly
+    cost = np.array([[1.0, 20.0], [25.0, INVALID]])
+    assert solve(cost) == [(0, 1), (1, 0)]  # forced to match both tracks: two poor pairs
+    assert solve(cost, miss_cost=30.0) == [(0, 0)]
+
+
+def _hide(ts: TrackSet, start: int, n: int, points: list[tuple[float, float]], covered: bool) -> int:
+    for f in range(start, start + n):
+        ts.step(dets(points, seed=f), f / FPS, lambda _p: covered)
+    return start + n
+
+
+def test_a_ball_hidden_at_rest_does_not_jump_to_a_far_hand() -> None:
+    ts = TrackSet(TABLE, ("1", "2"), {"1": (100.0, 100.0), "2": (-500.0, 0.0)})
+    f = _hide(ts, 0, 5, [(100.0, 100.0), (-500.0, 0.0)], covered=False)
+    f = _hide(ts, f, 60, [(-500.0, 0.0)], covered=True)  # an arm over ball 1 for a second
+    st = ts.step(dets([(-500.0, 0.0), (900.0, -300.0)], seed=f), f / FPS, lambda _p: True)  # a hand 900 mm off
+    assert st.state_of("1") == BallState.HIDDEN
+    assert np.hypot(*(st.xy_mm[0] - (100.0, 100.0))) < 3
+
+
+def test_a_ball_hidden_at_rest_is_found_again_in_place_after_a_long_time() -> None:
+    ts = TrackSet(TABLE, ("1", "2"), {"1": (100.0, 100.0), "2": (-500.0, 0.0)})
+    f = _hide(ts, 0, 5, [(100.0, 100.0), (-500.0, 0.0)], covered=False)
+    f = _hide(ts, f, 600, [(-500.0, 0.0)], covered=True)  # ten seconds under an arm
+    st = ts.step(dets([(-500.0, 0.0), (102.0, 101.0)], seed=f), f / FPS, lambda _p: False)
+    assert st.state_of("1") == BallState.STATIONARY
+
+
+def test_a_ball_taken_off_by_hand_leaves_play_and_is_the_one_put_down() -> None:
+    ts = TrackSet(TABLE, ("1", "2", "3"), {"1": (100.0, 100.0), "2": (-500.0, 0.0)})  # 3 never on the table
+    f = _hide(ts, 0, 5, [(100.0, 100.0), (-500.0, 0.0)], covered=False)
+    f = _hide(ts, f, 10, [(-500.0, 0.0)], covered=True)  # the hand over ball 1
+    f = _hide(ts, f, int(0.5 * FPS), [(-500.0, 0.0)], covered=False)  # half a second: missed, not yet gone
+    assert ts.tracks["1"].state == BallState.HIDDEN
+    f = _hide(ts, f, int(0.6 * FPS), [(-500.0, 0.0)], covered=False)  # its place in view and empty
+    assert ts.tracks["1"].state == BallState.UNKNOWN
+    f = _hide(ts, f, 30, [(-500.0, 0.0), (-1200.0, 200.0)], covered=False)  # a ball put down in the house
+    st = ts.publish(f / FPS)
+    assert st.state_of("1") == BallState.STATIONARY  # the ball taken off, not the one never seen
+    assert np.hypot(*(st.xy_mm[0] - (-1200.0, 200.0))) < 3
+    assert st.state_of("3") == BallState.UNKNOWN
+
+
+def _coloured(points: list[tuple[float, float]], coloured: list[bool], seed: int) -> Detections:
+    d = dets(points, [BallClass.UNKNOWN] * len(points), seed=seed)
+    d.data["colour"] = np.array([(150.0, 146.0, 104.0) if c else (205.0, 124.0, 131.0) for c in coloured])
+    return d
+
+
+def test_an_ivory_id_on_the_coloured_ball_gives_it_back_to_c() -> None:
+    ts = TrackSet(TABLE, ("1", "2", "C"), {"1": (0.0, 0.0), "2": (500.0, 0.0), "C": (800.0, 300.0)})
+    pts, col = [(0.0, 0.0), (500.0, 0.0), (800.0, 300.0)], [False, False, True]
+    for f in range(20):  # the colour model learns the balls
+        ts.step(_coloured(pts, col, f), f / FPS)
+    assert ts.colours.ready
+    ts.tracks["C"].state = BallState.OFF_TABLE  # C lost (say it took a hand over the rail) ...
+    t2, tc = ts.tracks["2"], ts.tracks["C"]
+    t2.kf.x[:2, 0] = (800.0, 300.0)  # ... and ball 2's track took the coloured ball
+    ts.tracks["2"].rest_xy = np.array([800.0, 300.0])
+    st = None
+    for f in range(20, 20 + int(0.4 * FPS)):
+        st = ts.step(_coloured([(0.0, 0.0), (800.0, 300.0)], [False, True], f), f / FPS)
+    assert st is not None and tc is not ts.tracks["C"]
+    assert st.state_of("C") == BallState.STATIONARY
+    assert np.hypot(*(st.xy_mm[st.index("C")] - (800.0, 300.0))) < 3
+    assert st.state_of("2") == BallState.UNKNOWN  # ball 2 has no ball in view
