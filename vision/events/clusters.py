@@ -49,11 +49,32 @@ def pack_impulses(
     for b, r in row.items():
         y[2 * r : 2 * r + 2] = dv[b][0]
         w[2 * r : 2 * r + 2] = 1.0 / max(dv[b][1], 1e-6)
-    j_est, _ = nnls(a * w[:, None], y * w)
+    aw = a * w[:, None]
+    j_est, _ = nnls(aw, y * w)
+    sig_fit = _active_errors(aw, j_est > 0)
     out: dict[Edge, tuple[float, float]] = {}
     for k, (i, j) in enumerate(edges):
         sig = [dv[b][1] for b in (i, j) if b in dv]
-        out[(i, j)] = (float(j_est[k]), float(np.sqrt(np.sum(np.square(sig)))))
+        crude = float(np.sqrt(np.sum(np.square(sig))))
+        out[(i, j)] = (float(j_est[k]), float(sig_fit[k]) if np.isfinite(sig_fit[k]) else crude)
+    return out
+
+
+def _active_errors(aw: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Standard errors of the impulses the fit kept (the weighted least-squares covariance of the active
+    set): an impulse through a chain is read by every ball it moved (the struck end pushed back, the far
+    end sent on, the middle ones left between), so it is known better than from its two end balls alone.
+    NaN for impulses at zero and for any the data cannot separate (a degenerate set), which keep the
+    end balls' error."""
+    out = np.full(aw.shape[1], np.nan)
+    idx = np.flatnonzero(active)
+    if not len(idx):
+        return out
+    m = aw[:, idx].T @ aw[:, idx]
+    ev = np.linalg.eigvalsh(m)
+    if ev[0] <= 1e-9 * max(float(ev[-1]), 1e-300):
+        return out  # not all kept impulses are determined by the data
+    out[idx] = np.sqrt(np.diag(np.linalg.inv(m)))
     return out
 
 
@@ -107,7 +128,8 @@ class ClusterLogic:
         link proven by this ball's start, the links through balls that stayed still (Newton's cradle)
         reported at the start time with confidence 0.75 and extra {"cluster": true}. In a pack of three
         or more touching balls the impulses are resolved by momentum instead (`_pack_contacts`)."""
-        if self._pack_contacts({o.ball: o.anchor}, o.t):
+        proven = self._pack_contacts({o.ball: o.anchor}, o.t)
+        if proven is not None and o.ball in proven:
             return
         parent = self._cluster(o)
         sources = [x for x in parent if self._recent(x, o.t)]
@@ -120,6 +142,8 @@ class ClusterLogic:
         path = [x]
         while path[-1] in parent:
             path.append(parent[path[-1]])  # ends with the starting ball
+        if proven is not None and not self._forced(o, path):
+            return  # a pack whose impulses to this ball are too weak to read, with more than one way in
         for a, b in itertools.pairwise(path):
             key = (min(a, b), max(a, b))
             if abs(t_src - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
@@ -137,7 +161,23 @@ class ClusterLogic:
         """An impulse through a pack of touching balls (the rack at the break), resolved by momentum."""
         self._pack_contacts({o.ball: o.anchor for o in group}, min(o.t for o in group))
 
-    def _pack_contacts(self, seeds: dict[int, np.ndarray], t0: float) -> bool:
+    def _forced(self, o: Onset, path: list[int]) -> bool:
+        """Is the chain from the hit ball to the starting one the only way an impulse could have come (a
+        line of touching balls, Newton's cradle)? Each ball after the first touches no resting ball but
+        its two neighbours on the path, so the start proves every link even where the pack's impulses are
+        too weak to read (a slow push through a line)."""
+        t0 = o.t - 1.0 / self.fps
+        pts = {x: a for x in range(len(self.ids)) if x != o.ball and (a := self.motion.anchor_at(x, t0)) is not None}
+        pts[o.ball] = o.anchor
+        for y in path[1:]:
+            if y not in pts:
+                return False
+            near = [z for z, p in pts.items() if z != y and self.table.ball_gap(pts[y], p) <= self.s.cause_gap_mm]
+            if len(near) > 2 or any(z not in path for z in near):
+                return False
+        return True
+
+    def _pack_contacts(self, seeds: dict[int, np.ndarray], t0: float) -> set[int] | None:
         """The contacts inside the pack of touching balls around `seeds` (balls that started at about t0).
 
         At the impact every ball of the pack is at rest, so its velocity a few frames later is the sum of
@@ -147,8 +187,9 @@ class ClusterLogic:
         earliest hit of the pack (the physics passes the rack's impulse on at one instant), confidence
         0.6..0.75, extra {"cluster": true, "pack": [its balls]}. An impulse passed through a ball that
         barely moved is seen through the balls beyond it; one too weak to stand out of the velocity noise
-        is not reported (a camera cannot tell it from none). False when there is no pack (fewer than 3
-        balls or nothing measured), to let the caller fall back to a plain chain.
+        is not reported (a camera cannot tell it from none). Returns the balls with a contact proven in
+        the pack (reported now or before), None when there is no pack (fewer than 3 balls or nothing
+        measured), to let the caller fall back to a plain chain.
         """
         s, h, dt = self.s, self.hist, 1.0 / self.fps
         w = 2 * s.cause_window_s
@@ -170,7 +211,7 @@ class ClusterLogic:
                     members.add(y)
                     todo.append(y)
         if len(members) < 3:
-            return False
+            return None
         c_src = h.counter_at(t_src)
         c_hi = min(h.newest, c_src + self.D + 1)
         nm = noise_model(s)
@@ -209,8 +250,9 @@ class ClusterLogic:
                 dv[x] = (f_post.v - f_pre.v, float(np.hypot(f_pre.sigma_v, f_post.sigma_v)))
                 edges.extend((x, y) for y in near)
         if len(dv) < 2:
-            return False
+            return None
         pack = sorted(self.ids[x] for x in members)
+        proven: set[int] = set()
         for (x, y), (j, sig) in pack_impulses(pos, dv, edges).items():
             if x not in members or y not in members:
                 continue  # a striker's own contact is found from its track
@@ -218,6 +260,7 @@ class ClusterLogic:
             if z < s.kink_z or j < s.kink_min_mm_s:
                 continue
             key = (min(x, y), max(x, y))
+            proven.update(key)
             if abs(t_src - self.last_pair.get(key, -np.inf)) < 2 * s.cause_window_s:
                 continue
             self.last_pair[key] = t_src
@@ -227,7 +270,7 @@ class ClusterLogic:
             extra = {"cluster": True, "pack": pack}
             balls = (self.ids[x], self.ids[y])
             self._emit(Event(EventType.BALL_CONTACT, t_src, 0, round(conf, 4), balls=balls, extra=extra))
-        return True
+        return proven
 
     @staticmethod
     def _depth(parent: dict[int, int], x: int) -> int:

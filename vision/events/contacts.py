@@ -217,6 +217,8 @@ def _from_rest(
     if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < np.cos(np.radians(40.0)) * speed:
         return None
     margin = dist - 2 * radius
+    if _through_neighbour(hist, rest, x, other, anchor, p_o, t_c - 1.0 / fps, dist, radius, s):
+        return None
     if rest.moving_at(x, hist.time(n_hi)):
         # its start from rest is established (it left its rest position beyond the noise): the motion is
         # certain even when the short post-contact fit is not yet significant on its own
@@ -228,6 +230,33 @@ def _from_rest(
     po = fixed_pieces(hist, s, other, t_o, xy_o, t_c, rest.anchor_at(other, t_c - 1.0 / fps) is not None)
     idc = float(min(hist.id_conf[m % hist.size, a], hist.id_conf[m % hist.size, b]))
     return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px))
+
+
+def _through_neighbour(
+    hist: History,
+    rest: RestLookup,
+    x: int,
+    striker: int,
+    anchor: np.ndarray,
+    p_striker: np.ndarray,
+    t_before: float,
+    dist: float,
+    radius: float,
+    s: EventSettings,
+) -> bool:
+    """Did the striker reach a resting ball touching x before x itself? Then it struck that one, which
+    passed the impulse on to x (Newton's cradle): x's start proves no contact with the striker. The
+    striker's centre at x's start is compared with both rest centres from the same samples, so its own
+    error cancels; a neighbour is preferred only when nearer by more than the position noise."""
+    for y in range(len(hist.ids)):
+        if y in (x, striker):
+            continue
+        q = rest.anchor_at(y, t_before)
+        if q is None or float(np.hypot(*(q - anchor))) - 2 * radius > s.cause_gap_mm:
+            continue  # not at rest touching x
+        if float(np.hypot(*(q - p_striker))) < dist - 2 * s.noise_moving_mm:
+            return True
+    return False
 
 
 def fixed_pieces(
