@@ -76,6 +76,7 @@ class Track:
     clear_since: float | None = None  # hidden at rest: since when its place has been in clear view
     lifted_t: float = -np.inf  # time it was found taken off by hand
     hid_speed: float = 0.0  # mm/s, its speed when it went out of view
+    removed: bool = False  # taken off by a referee's statement: leaves at its next miss, never revives by itself
 
     @property
     def xy(self) -> np.ndarray:
@@ -161,10 +162,23 @@ class TrackSet:
                 continue
             tr = self.tracks[b]
             tr.kf = kalman.make_filter(np.asarray(xy, float))
-            tr.state, tr.id_conf, tr.misses = BallState.STATIONARY, id_conf, 0
+            tr.state, tr.id_conf, tr.misses, tr.removed = BallState.STATIONARY, id_conf, 0, False
             tr.rest_xy = np.asarray(xy, float)
             tr.history.clear()
             self._expected.pop(b, None)
+
+    def take_off(self, balls: list[str]) -> None:
+        """Balls the referee takes off the table (a penalty ball): each leaves play (UNKNOWN, silent for the
+        event layer) now if it is out of view, else at its first miss (the hand lifting it), and is never
+        revived by a detection; only a stated position or a spot brings it back."""
+        unknown = [b for b in balls if b not in self.tracks]
+        if unknown:
+            raise ValueError(f"take_off: unknown ball id(s) {unknown}; known ids {self.ids}")
+        for b in balls:
+            tr = self.tracks[b]
+            tr.removed = True
+            if tr.state == BallState.HIDDEN:
+                tr.state = BallState.UNKNOWN
 
     def expect_spotted(self, positions: dict[str, tuple[float, float]], id_conf: float = 0.9) -> None:
         """Balls the rules engine spots (1.25): the ball resting on its spot takes its id, now if it is
@@ -199,7 +213,7 @@ class TrackSet:
         displaced = [t for t in moves if t not in moves.values()]
         for t, s in moves.items():
             self.tracks[t] = old[s]
-            self.tracks[t].ball = t
+            self.tracks[t].ball, self.tracks[t].removed = t, False
             self.tracks[t].id_conf = max(id_conf, self.tracks[t].id_conf if s == t else 0.0)
         for s, t in zip(vacated, displaced, strict=True):  # equal lengths: moves is one-to-one
             if not old[t].in_play:
@@ -457,6 +471,9 @@ class TrackSet:
         cfg = self.config
         tr.misses += 1
         p = tr.prev_xy
+        if tr.removed:
+            tr.state = BallState.UNKNOWN  # the referee took it off: the hand has it now
+            return
         if tr.state == BallState.MOVING and tr.last_z is not None and seen_off_bed(self.table, tr.last_z):
             # last seen reaching into a cushion, where no ball on the bed can be: it is in the air over the
             # cushion (a jump) and gone from view; its blob over the rail may well look like an occluder
@@ -522,7 +539,7 @@ class TrackSet:
             cands = [
                 tr
                 for tr in self.tracks.values()
-                if not tr.in_play and (tr.ball == COLOURED_ID) == want_col
+                if not tr.in_play and not tr.removed and (tr.ball == COLOURED_ID) == want_col
             ]
             if not cands:
                 continue
@@ -549,7 +566,7 @@ class TrackSet:
             return False
         tr = self.tracks[b]
         tr.kf = kalman.make_filter(xy)
-        tr.state, tr.misses, tr.still, tr.id_conf = BallState.STATIONARY, 0, 0, 0.9
+        tr.state, tr.misses, tr.still, tr.id_conf, tr.removed = BallState.STATIONARY, 0, 0, 0.9, False
         tr.rest_xy = xy.copy()
         tr.history.clear()
         tr.history.append(tr.xy)

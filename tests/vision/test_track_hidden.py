@@ -83,3 +83,16 @@ def test_an_ivory_id_on_the_coloured_ball_gives_it_back_to_c() -> None:
     assert st.state_of("C") == BallState.STATIONARY
     assert np.hypot(*(st.xy_mm[st.index("C")] - (800.0, 300.0))) < 3
     assert st.state_of("2") == BallState.UNKNOWN  # ball 2 has no ball in view
+
+
+def test_a_ball_the_referee_takes_off_leaves_when_lifted_and_never_revives() -> None:
+    ts = TrackSet(TABLE, ("1", "2", "3"), {"1": (100.0, 100.0), "2": (-500.0, 0.0)})
+    f = _hide(ts, 0, 5, [(100.0, 100.0), (-500.0, 0.0)], covered=False)
+    ts.take_off(["1"])
+    f = _hide(ts, f, 3, [(100.0, 100.0), (-500.0, 0.0)], covered=False)  # still there: the hand is on its way
+    assert ts.tracks["1"].state == BallState.STATIONARY
+    f = _hide(ts, f, 1, [(-500.0, 0.0)], covered=True)  # lifted
+    assert ts.tracks["1"].state == BallState.UNKNOWN
+    f = _hide(ts, f, 30, [(-500.0, 0.0), (100.0, 100.0)], covered=False)  # something put down where it was
+    assert ts.tracks["1"].state == BallState.UNKNOWN
+    assert ts.tracks["3"].state == BallState.STATIONARY  # not the ball taken off
