@@ -7,12 +7,13 @@ shot it names, and the verdict keeps the original decision beside the overridden
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from calibration.table import Table
 from rules.analysis import ShotFacts, analyse_shot
 from rules.corrections import corrected
+from rules.events import ASSERTED, Event, EventType, ball_confidence, opens_shot, start_confidence
 from rules.explain import build_review, explanation
 from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
 from rules.frames import DEFAULT_PLAYERS, apply_state_line, initial_state, next_frame, state_from_header
@@ -26,7 +27,7 @@ from rules.settle import apply_defaults, nomination_of, settle
 from rules.spotting import spot_balls
 from rules.state import Decision, DecisionKind, Game, Hand, MatchState, Nomination, Phase
 from rules.turns import ending, ends_frame, forced_result, opponent_penalty, opponents, penalty_streak
-from rules.verdict import LagVerdict, Output, Result, Review, Verdict
+from rules.verdict import LagVerdict, Output, Result, Review, Verdict, event_ref
 
 Point = tuple[float, float]
 
@@ -51,7 +52,8 @@ def judge_log(items: Iterable[LogItem], *, table: Table, game: Game | None = Non
     cfg = settings or RulesSettings()
     out = Judgement()
     st: MatchState | None = None
-    for step in group_log(items):
+    kept, doubtful = hold_doubtful_starts(items)
+    for step in group_log(kept):
         if isinstance(step, InputsRecord):
             for inp in step.inputs:
                 if inp.type is InputType.MATCH:
@@ -66,11 +68,67 @@ def judge_log(items: Iterable[LogItem], *, table: Table, game: Game | None = Non
             st, lag = play_lag(st, step, tbl, cfg)
             out.outputs.append(lag)
         else:
-            st, verdict = play_shot(st, step, tbl, cfg)
+            st, verdict = play_shot(st, step, tbl, cfg, doubtful.get(step.number, ()))
             out.outputs.append(verdict)
         out.states.append(st)
     out.state = st
     return out
+
+
+def hold_doubtful_starts(items: Iterable[LogItem]) -> tuple[list[LogItem], dict[int, list[Event]]]:
+    """The log without the shot_starts that must not split a shot, and those starts by the shot they fall in.
+
+    A shot_start asserts two things: that a stroke happened (`start_confidence`) and which ball the cue
+    struck (`ball_confidence`). One whose existence is doubtful (below ASSERTED) while a shot is open is no
+    new shot: its events stay in the open shot, whose verdict names it for review. Opening a shot when none
+    is open it splits nothing and counts (flagged in `_start_review`). Shots are numbered as `group_log`
+    numbers them: each shot_start outside a lag opens the next.
+    """
+    kept: list[LogItem] = []
+    held: dict[int, list[Event]] = {}
+    shots, open_shot, in_lag = 0, False, False
+    for item in items:
+        if isinstance(item, RefereeInput):
+            if item.type in (InputType.MATCH, InputType.STATE, InputType.LAG):
+                open_shot, in_lag = False, item.type is InputType.LAG
+            kept.append(item)
+            continue
+        if in_lag:
+            in_lag = item.type is not EventType.SHOT_END
+        elif item.type is EventType.SHOT_START:
+            if open_shot and not opens_shot(item):
+                held.setdefault(shots, []).append(item)
+                continue
+            shots, open_shot = shots + 1, True
+        elif item.type is EventType.SHOT_END:
+            open_shot = False
+        kept.append(item)
+    return kept, held
+
+
+def _start_review(review: Review, rec: ShotRecord, doubtful: Sequence[Event], cfg: RulesSettings) -> Review:
+    """The review flags the stroke itself raises: a stroke whose existence is doubtful, a struck ball of
+    uncertain identity (the verdict rests on it: the cue ball of the shot, its first contact, its pots), and
+    possible strokes inside the shot that were not counted as shots."""
+    reasons, events = list(review.reasons), list(review.events)
+    start = rec.start
+    sc, bc = start_confidence(start), ball_confidence(start)
+    if sc < ASSERTED:
+        reasons.append(f"the stroke at t={start.t:.3f} s is doubtful (confidence {sc:.2f}): judged as a shot; "
+                       "was one played?")
+    named = any("ball" in dict(ov.get("start") or {}) for ov in rec.overrides)  # the referee named the ball
+    if bc < cfg.review_confidence and not named:
+        reasons.append(f"struck ball {start.ball}? its identity has confidence {bc:.2f}: the verdict rests on "
+                       "which ball the cue struck")
+    if (sc < ASSERTED or bc < cfg.review_confidence) and not named:
+        events.append(event_ref(start))
+    for e in doubtful:
+        reasons.append(f"a possible stroke of ball {e.ball} at t={e.t:.3f} s (confidence {start_confidence(e):.2f}) "
+                       "was not counted as a new shot (1.14.2 if it was one)")
+        events.append(event_ref(e))
+    if len(reasons) == len(review.reasons):
+        return review
+    return Review(True, tuple(dict.fromkeys(reasons)), tuple(events))
 
 
 def _default_state(game: Game | None, table: Table, inp: RefereeInput | None) -> MatchState:
@@ -178,8 +236,9 @@ def _apply_overrides(rec: ShotRecord, fouls: list[Foul], after: list[Foul], orig
     return fouls, after, info, replay, as_nominated
 
 
-def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings) -> tuple[MatchState, Verdict]:
-    """Judge one shot and return the state after it."""
+def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
+              doubtful: Sequence[Event] = ()) -> tuple[MatchState, Verdict]:
+    """Judge one shot and return the state after it; `doubtful`: possible strokes inside it not counted."""
     rs = RULE_SETS[st.game]
     original_rec = rec
     rec, corrections = corrected(rec)
@@ -311,7 +370,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings)
         decisions_owed=tuple(decisions),
         result=result,
         winner=winner,
-        review=build_review(facts, fouls, prep.review, cfg),
+        review=_start_review(build_review(facts, fouls, prep.review, cfg), rec, doubtful, cfg),
         explanation=explanation(st, rs, facts, rep, fouls, after, out, [*notes, *out.notes], spotted,
                                 next_player, result, winner, is_break, decisions, list(dict.fromkeys(readings)),
                                 theirs),

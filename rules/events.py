@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 BALL_IDS: tuple[str, ...] = (*(str(i) for i in range(1, 16)), "C")
 
 
@@ -41,6 +41,10 @@ class Direction(StrEnum):
     FRONT = "front"
     REAR = "rear"
 
+
+# The writer asserts an event at this confidence or above; below it the event is reported for review only
+# (docs/event-schema.md, Confidence).
+ASSERTED = 0.5
 
 # Fields every event carries; everything else lives in the typed optional fields or `extra`.
 _CORE = ("type", "t", "frame", "confidence")
@@ -152,6 +156,30 @@ class Event:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), separators=(",", ":"))
+
+
+def start_confidence(e: Event) -> float:
+    """How sure the writer is that a stroke happened at all (1.1 `start_confidence`). A 1.0 writer folded
+    the struck ball's identity into `confidence`, which then stands for both."""
+    return _unit(e.extra.get("start_confidence"), e.confidence)
+
+
+def ball_confidence(e: Event) -> float:
+    """How sure the writer is of which ball the cue struck (1.1 `ball_confidence`), else `confidence`."""
+    return _unit(e.extra.get("ball_confidence"), e.confidence)
+
+
+def opens_shot(e: Event) -> bool:
+    """A shot_start that asserts a stroke. One whose existence is doubtful must not end the running shot."""
+    return e.type is EventType.SHOT_START and start_confidence(e) >= ASSERTED
+
+
+def _unit(v: Any, default: float) -> float:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return default
+    return min(1.0, max(0.0, x)) if x == x else default
 
 
 def is_ball_event(d: dict[str, Any]) -> bool:

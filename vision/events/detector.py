@@ -8,8 +8,6 @@ the stream is `emit_hold_s` past them. shot_end needs the settle window by defin
 
 from __future__ import annotations
 
-from dataclasses import replace
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -21,25 +19,22 @@ from vision.events.contacts import Contact, pair_candidates, verify_contact
 from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touch
 from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
-from vision.events.motion import Motion, MotionTracker, Onset, Stop, track_jump
+from vision.events.motion import Motion, MotionTracker, Onset, Stop
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
 from vision.events.settings import EventSettings, frames
-from vision.events.shots import choose_striker, rest_layout
-from vision.events.strokes import KICK_POST_S, StrokeLogic
+from vision.events.shots import ShotPhase, rest_layout
+from vision.events.starts import StartLogic
+from vision.events.strokes import StrokeLogic
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
-_RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
+
+__all__ = ["EventDetector", "ShotPhase"]
 
 
-class ShotPhase(StrEnum):
-    IDLE = "idle"
-    RUNNING = "running"
-
-
-class EventDetector(OutputLogic, ClusterLogic, PushLogic, StrokeLogic):
+class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogic):
     """Incremental event detector: call `update` with every frame's BallStates, then `flush` at the end."""
 
     def __init__(
@@ -73,10 +68,13 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic, StrokeLogic):
         self.last_hit = np.full(len(ids), -np.inf)  # last contact or start time per ball (causes)
         self.last_seen = np.full(len(ids), -np.inf)
         self.started = np.full(len(ids), -np.inf)  # last start from rest per ball
+        self.judged = np.full(len(ids), -np.inf)  # ... last judged (caused, a stroke or disturbed): a cause
+        self.hit_from: dict[tuple[int, int], float] = {}  # (striker, struck): contact time proven by a start
         self.last_stop = -np.inf
         self.last_event_t = -np.inf  # of the running shot's last event but its shot_end
         self.kicked: dict[int, float] = {}  # per ball: time it was last struck while moving
         self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
+        self._jump_memo: dict[tuple[int, int], bool] = {}  # decided jump verdicts of pending onsets
         self.stop_rec: dict[int, tuple[float, float]] = {}  # per ball: (stop time, start of the fitted approach)
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
         self.shot_anchors: dict[int, np.ndarray] = {}
@@ -266,16 +264,6 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic, StrokeLogic):
         if self.phase is ShotPhase.RUNNING:
             self.last_stop = max(self.last_stop, t_stop)
 
-    def _resumed(self, o: Onset) -> bool:
-        """A slow start, soon after the ball came to rest, on along the way it was rolling: a crawl that
-        only looked still, so the ball is taken as moving all along."""
-        t_stop, d = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2)))
-        if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
-            return False
-        away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
-        cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
-        return cos >= 0.5
-
     def _note_emitted(self, ev: Event) -> None:
         if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:
             self.last_stop = max(self.last_stop, ev.t)
@@ -316,189 +304,6 @@ class EventDetector(OutputLogic, ClusterLogic, PushLogic, StrokeLogic):
                 )
             else:
                 self._emit(Event(EventType.OFF_TABLE, g.t, 0, g.confidence, ball=self.ids[g.ball], extra=dict(g.extra)))
-
-    # --- starts from rest: collisions, strokes, disturbances ------------------------------------------
-    def _moving_stroke(self, b: int, t: float, speed: float) -> None:
-        anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, t)) is not None}
-        positions, frozen, touching = rest_layout(self.table, self.ids, anchors, self.s)
-        running = self.phase is ShotPhase.RUNNING
-        extra: dict[str, Any] = {"speed_mm_s": round(speed, 1), "struck_moving": True}
-        if running:
-            extra["early"] = True
-        idc = float(self.hist.id_conf[self.hist.counter_at(t) % self.hist.size, b])
-        ev = Event(EventType.SHOT_START, t, 0, round(0.9 * idc, 4), ball=self.ids[b], positions=positions,
-                   frozen=frozen, touching=touching, extra=extra)
-        if not running:
-            self.shot_t0, self.shot_anchors, self.first_hit_t = t, dict(anchors), np.inf
-            self.lines.crossed_axis.clear()
-        self.phase = ShotPhase.RUNNING
-        self.last_stop = max(self.last_stop, t)
-        self.last_hit[b] = max(self.last_hit[b], t)
-        self._emit(ev)
-
-    def _resolve_onsets(self, n: int, final: bool) -> None:
-        if not final:
-            self._kicks(n - frames(KICK_POST_S, self.fps, 3) - 1)
-        for o, _ in self.onsets:
-            if self.jumps.get(o.ball) == o.t:
-                continue
-            if self._jumped(o) is True:
-                # the tracked centre jumped (an identity swap, a hidden ball re-found elsewhere): no start,
-                # and no cause of another ball's start
-                self.jumps[o.ball] = o.t
-                if self.started[o.ball] == o.t:
-                    self.started[o.ball] = -np.inf
-            elif final or len(self.hist.track(o.ball, o.n_first, self.hist.newest)[0]) >= 2:
-                self.started[o.ball] = o.t  # moving on: a start from rest (a cause for touching balls)
-        self.onsets = [(o, due) for o, due in self.onsets if self.jumps.get(o.ball) != o.t]
-        ready = [o for o, due in self.onsets if final or (due <= n and self._jumped(o) is not None)]
-        if not ready:
-            return
-        waiting = [(o, due) for o, due in self.onsets if all(o is not r for r in ready)]
-        # an onset touching a waiting one waits with it, so that a group is judged together
-        held = [o for o in ready if any(self._together(o, w) for w, _ in waiting)]
-        ready = sorted((o for o in ready if o not in held), key=lambda o: o.t)
-        done: set[int] = set()
-        for o in ready:
-            if id(o) in done:
-                continue
-            group = [g for g in ready if id(g) not in done and self._together(o, g)]
-            done.update(id(g) for g in group)
-            if not self._judge_group(group, n, final):
-                held.extend(group)
-        self.onsets = waiting + [(o, n + 1) for o in held]
-
-    def _together(self, a: Onset, b: Onset) -> bool:
-        if a is b:
-            return True
-        close = self.table.ball_gap(a.anchor, b.anchor) <= self.s.cause_gap_mm
-        return close and abs(a.t - b.t) <= self.s.cause_window_s
-
-    def _judge_group(self, group: list[Onset], n: int, final: bool) -> bool:
-        """Judge balls that started together; False to wait a little longer for a cause to show."""
-        caused = [self._caused(o, group) for o in group]
-        if all(caused):
-            return True
-        members = {o.ball for o in group}
-        if any(caused) or any(self._cluster_hit(o, members) for o in group):
-            # set moving through touching balls: report the contacts the starts themselves prove
-            for o in group:
-                self._contacts_in_cluster(o)
-            if len(group) > 1:
-                self._cluster_pairs(group)
-            return True
-        first = min(o.n_first for o in group)
-        running = self.phase is ShotPhase.RUNNING
-        if running and not final and n < first + 2 * self.D:
-            return False  # a start during a shot: let a slow chain through touching balls show itself
-        if all(o.speed < self.s.early_stroke_min_speed_mm_s and self._resumed(o) for o in group):
-            for o in group:  # a crawl that only looked still for a moment: it never stopped
-                self.motion.resume(o.ball)
-            return True
-        if running and all(o.speed < self.s.early_stroke_min_speed_mm_s for o in group):
-            # a slow creep of a ball touching one that was hit in this shot: pushed on, not disturbed
-            reach = self.s.cause_gap_mm + self.s.onset_mm  # its rest centre may have crept a little
-            for o in group:
-                for x, p in self.shot_anchors.items():
-                    hit = max(self.last_hit[x], self.started[x]) >= self.shot_t0
-                    if x != o.ball and hit and self.table.ball_gap(p, o.anchor) <= reach:
-                        return True
-        striker = choose_striker(group)
-        self.last_hit[striker.ball] = max(self.last_hit[striker.ball], striker.t)
-        for o in group:
-            if o is not striker:
-                self._contact_from_start(striker.ball, o)
-        self._uncaused_start(striker, group)
-        return True
-
-    def _jumped(self, o: Onset) -> bool | None:
-        """Is this start a jump of the tracked centre (see `motion.track_jump`)? None while undecided; an
-        onset the tracker keeps losing is judged as it is after three look-aheads."""
-        verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm)
-        return False if verdict is None and self.hist.newest - o.n_first > 3 * self.D else verdict
-
-    def _caused(self, o: Onset, group: list[Onset]) -> bool:
-        """True when a collision explains the start: a contact found already, or a moving or just-hit ball
-        outside the group within `cause_gap_mm` (its contact is then verified and reported)."""
-        b, s, t = o.ball, self.s, o.t
-        for (x, y), tc in self.last_pair.items():
-            if b in (x, y) and abs(tc - t) <= s.cause_window_s:
-                return True
-        members = {g.ball for g in group}
-        caused = False
-        c_here = self.hist.counter_at(t)
-        for a in range(len(self.ids)):
-            if a in members or self.motion.status(a) is Motion.GONE:
-                continue
-            if t - self.jumps.get(a, -np.inf) <= _RESUME_S and self.motion.anchor_at(a, t) is None:
-                continue  # its track jumped: it is no ball running into this one
-            tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
-            if len(tk) == 0:
-                continue
-            speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(tk[-1] - tk[0]), 1.0 / self.fps)
-            gap = float(np.min(np.hypot(*(xy - o.anchor).T))) - 2 * self.R
-            active = self.motion.anchor_at(a, t) is None or abs(self.last_hit[a] - t) <= s.cause_window_s
-            if active and gap <= s.cause_gap_mm + speed / self.fps:
-                caused = True
-                self._contact_from_start(a, o)
-        return caused
-
-    def _contact_from_start(self, a: int, o: Onset) -> bool:
-        m = o.n_first - 1
-        n_hi = min(self.hist.newest, o.n_first + self.D)
-        c = verify_contact(self.hist, self.motion, self.s, a, o.ball, m, m - 1 - self.W, n_hi, self.R, self.fps)
-        if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
-            # two balls at rest: an impulse passed on, no earlier than the hit that brought it
-            w = 2 * self.s.cause_window_s
-            t_src = [float(self.last_hit[a])] if abs(self.last_hit[a] - o.t) <= w else []
-            t_src = t_src or ([float(self.started[a])] if abs(self.started[a] - o.t) <= w else [])
-            if t_src and c.t < min(t_src):
-                c = replace(c, t=min(t_src))
-        if c is None or not self._contact(c):
-            return False
-        self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)
-        return c.confidence >= 0.5
-
-    def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
-        s, b = self.s, o.ball
-        running = self.phase is ShotPhase.RUNNING
-        stroke = o.speed >= (s.early_stroke_min_speed_mm_s if running else s.stroke_min_speed_mm_s)
-        if not stroke:
-            info = {"speed_mm_s": round(o.speed, 1), "during_shot": running}
-            self._emit(Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info))
-            return
-        anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, o.t)) is not None}
-        for g in group:
-            anchors[g.ball] = g.anchor
-        positions, frozen, touching = rest_layout(self.table, self.ids, anchors, s)
-        extra: dict[str, Any] = {"speed_mm_s": round(o.speed, 1)}
-        if running:
-            extra["early"] = True
-        idc = float(self.hist.id_conf[o.n_first % self.hist.size, b])
-        t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
-        ev = Event(
-            EventType.SHOT_START,
-            t0,
-            0,
-            round(0.95 * idc, 4),
-            ball=self.ids[b],
-            positions=positions,
-            frozen=frozen,
-            touching=touching,
-            extra=extra,
-        )
-        if self.phase is ShotPhase.IDLE:
-            self.shot_t0, self.shot_anchors, self.first_hit_t = t0, dict(anchors), np.inf
-            self.lines.crossed_axis.clear()
-        self.phase = ShotPhase.RUNNING
-        self.last_stop = t0
-        near = [(self.table.ball_gap(o.anchor, p), x) for x, p in anchors.items() if x != b]
-        near = [(gap, x) for gap, x in near if gap <= s.push_gap_mm]
-        if not near:
-            self._emit(ev)
-            return
-        gap, obj = min(near)
-        self.pushes.append((ev, o, {"object": obj, "gap": gap, "anchor": anchors[obj]}, t0 + s.push_window_s))
 
     # --- shot end ---------------------------------------------------------------------------------
     def _moving(self) -> np.ndarray:

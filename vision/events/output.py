@@ -19,6 +19,7 @@ from vision.events.settings import EventSettings
 
 _TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
 _CLUSTER_WAIT_S = 0.2
+_STRIKER_FLAGGED = 0.7  # a struck ball chosen on evidence within tolerance (`striker_review`): its identity at most
 
 
 class OutputLogic:
@@ -101,8 +102,25 @@ class OutputLogic:
         return sorted(ready, key=lambda e: (e.t, _TYPE_ORDER[e.type]))
 
     def _emit(self, ev: Event) -> None:
+        if ev.type is EventType.SHOT_START and "start_confidence" in ev.extra:
+            ev = self._stamp_identity(ev)
         self._note_emitted(ev)
         self.out.append(replace(ev, frame=self._frame_of(ev.t)))
+
+    def _stamp_identity(self, ev: Event) -> Event:
+        """A shot_start says that a stroke happened (`start_confidence`) and which ball it struck
+        (`ball_confidence`: the tracker's identity confidence of that ball on the first frame after the stroke,
+        capped when the striker of two touching balls was chosen within tolerance); `confidence` is their
+        product, as schema 1.0 defined it."""
+        h = self.hist
+        b = h.ids.index(ev.ball) if ev.ball in h.ids else None
+        n = min(h.newest, h.counter_at(ev.t) + 1)
+        idc = float(h.id_conf[n % h.size, b]) if b is not None else 0.0
+        if ev.extra.get("striker_review"):
+            idc = min(idc, _STRIKER_FLAGGED)
+        sc = float(ev.extra["start_confidence"])
+        extra = {**ev.extra, "ball_confidence": round(idc, 4)}
+        return replace(ev, confidence=round(min(ev.confidence, sc * idc), 4), extra=extra)
 
     def _frame_of(self, t: float) -> int:
         """The last frame at or before t (the convention of the synthetic ground truth)."""

@@ -45,6 +45,9 @@ class EventSettings:
     early_stroke_min_speed_mm_s: float = 600.0  # uncaused start while a shot runs: a stroke (1.14.2) at or above
     cause_gap_mm: float = 6.0  # a ball starting within this gap of a moving / just-hit ball was set moving by it
     cause_window_s: float = 0.05  # ... if that ball moved or was hit within this time of the start
+    start_seen_s: float = 0.1  # a start is seen when the ball was seen at rest and on its first two samples off
+    # it with no gap longer than this; else it was lost as it left (under the cue, the arm, a hand) and a ball
+    # found off its rest position may be another one (a ball at 1 m/s runs 100 mm unseen): a doubtful start
 
     # --- fitting windows around an event -----------------------------------------------------------
     fit_before_s: float = 0.07  # straight-line fit of the track before a kink

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,11 @@ from calibration.table import Table
 from vision.events.fit import fit_line
 from vision.events.motion import Onset
 from vision.events.settings import EventSettings, noise_model
+
+
+class ShotPhase(StrEnum):
+    IDLE = "idle"
+    RUNNING = "running"
 
 
 def rest_layout(

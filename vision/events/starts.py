@@ -1,0 +1,326 @@
+"""Starts from rest: a collision, a stroke or a disturbance, and whether the start was a start at all.
+
+A mixin of EventDetector (the onsets, the shot state and the output belong to the detector). A ball that
+left its rest position is judged once `lookahead_s` has shown whether a collision caused it; a start the
+tracker did not see (the ball unseen as it left) is judged later, on what the track shows after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from calibration.table import Table
+from rules.events import Event, EventType
+from vision.events.contacts import Contact, verify_contact
+from vision.events.fit import fit_line
+from vision.events.history import History
+from vision.events.lines import LineWatcher
+from vision.events.motion import Motion, MotionTracker, Onset, track_jump
+from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_model
+from vision.events.shots import ShotPhase, choose_striker
+from vision.events.strokes import KICK_POST_S
+
+_RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
+# Existence confidence of a stroke from rest (`start_confidence`): seen leaving its rest position with no
+# cause, or found moving after it was unseen as it left (no motion off the rest position was seen: a ball
+# re-found elsewhere may be another ball, so the stroke is reported for review, not asserted).
+SEEN_START_CONF = 0.95
+RUNS_BACK_CONF = 0.6  # unseen as it left, but found rolling straight away from its rest position
+UNSEEN_START_CONF = 0.3
+
+
+def seen_leaving(hist: History, o: Onset, seen_s: float) -> bool:
+    """Was the ball seen leaving: seen at rest, then on its first two samples off the rest position, none of
+    these more than `seen_s` apart (else the tracker lost it as it left: the start was not seen)."""
+    before, _ = hist.track(o.ball, o.n_first - hist.size, o.n_first - 1)
+    t, _ = hist.track(o.ball, o.n_first, min(hist.newest, o.n_first + hist.size))
+    if len(before) == 0 or len(t) < 2:
+        return False
+    return float(max(t[0] - before[-1], t[1] - t[0])) <= seen_s + 1e-9
+
+
+def runs_back(hist: History, o: Onset, s: EventSettings) -> bool:
+    """A start not seen, but the ball is found rolling straight away from its rest position: the line through
+    its first four samples is straight within the noise and passes its rest position within three standard
+    errors of a moving centre, heading away from it (another ball re-found under its name seldom does)."""
+    t, xy = hist.track(o.ball, o.n_first, o.n_first + hist.size)
+    if len(t) < 3:
+        return False
+    fit = fit_line(t[:4], xy[:4], noise_model(s))
+    if fit is None or fit.speed > MAX_SPEED_MM_S or fit.rms_mm > 2 * s.noise_moving_mm:
+        return False
+    rel = o.anchor - fit.p0
+    off = abs(float(rel[0] * fit.v[1] - rel[1] * fit.v[0])) / max(fit.speed, 1e-9)
+    return off <= 3 * s.noise_moving_mm and float(np.dot(rel, fit.v)) < 0
+
+
+def unseen_jump(hist: History, o: Onset, rest_radius_mm: float, onset_mm: float) -> bool:
+    """A start the tracker did not see, judged on the track after it: no start when the ball was hardly seen
+    again (fewer than three samples: no motion was seen), when it is back at rest on its rest position (it
+    never left: a hand or the cue hid it and the tracker took something else for it), or when it sits still
+    elsewhere after its first sample (put down by hand, or another ball re-found under its name)."""
+    t, xy = hist.track(o.ball, o.n_first, hist.newest)
+    if len(t) < 3:
+        return True
+    tail = xy[-3:]
+    if float(np.max(np.hypot(*(tail - o.anchor).T))) <= onset_mm:
+        return True  # back where it rested
+    rest = xy[1:]
+    return bool(float(np.max(np.hypot(*(rest - rest.mean(axis=0)).T))) <= rest_radius_mm)
+
+
+class StartLogic:
+    s: EventSettings
+    hist: History
+    motion: MotionTracker
+    table: Table
+    lines: LineWatcher
+    ids: tuple[str, ...]
+    fps: float
+    R: float
+    D: int
+    now: float
+    phase: ShotPhase
+    onsets: list[tuple[Onset, int]]
+    pushes: list[tuple[Event, Onset, dict[str, Any], float]]
+    last_pair: dict[tuple[int, int], float]
+    last_hit: np.ndarray
+    started: np.ndarray
+    judged: np.ndarray
+    hit_from: dict[tuple[int, int], float]
+    jumps: dict[int, float]
+    _jump_memo: dict[tuple[int, int], bool]
+    stop_dir: dict[int, tuple[float, np.ndarray]]
+    shot_t0: float
+    shot_anchors: dict[int, np.ndarray]
+    W: int
+
+    if TYPE_CHECKING:  # provided by the other mixins (before this one in no MRO: declared for the checker)
+
+        def _kicks(self, m: int) -> None: ...
+
+        def _contact(self, c: Contact) -> bool: ...
+
+        def _emit(self, ev: Event) -> None: ...
+
+        def _contacts_in_cluster(self, o: Onset) -> None: ...
+
+        def _cluster_pairs(self, group: list[Onset]) -> None: ...
+
+        def _cluster_hit(self, o: Onset, members: set[int]) -> bool: ...
+
+        def _stroke(self, b: int, t: float, speed: float, anchors: dict[int, np.ndarray], existence: float,
+                    extra: dict[str, Any]) -> Event: ...
+
+    def _resolve_onsets(self, n: int, final: bool) -> None:
+        if not final:
+            self._kicks(n - frames(KICK_POST_S, self.fps, 3) - 1)
+        verdicts = {id(o): self._jumped(o, final) for o, _ in self.onsets}
+        for o, _ in self.onsets:
+            if self.jumps.get(o.ball) == o.t:
+                continue
+            if verdicts[id(o)] is True:
+                # the tracked centre jumped (an identity swap, a hidden ball re-found elsewhere): no start,
+                # and no cause of another ball's start
+                self.jumps[o.ball] = o.t
+                if self.started[o.ball] == o.t:
+                    self.started[o.ball] = -np.inf
+            elif final or len(self.hist.track(o.ball, o.n_first, self.hist.newest)[0]) >= 2:
+                self.started[o.ball] = o.t  # moving on: a start from rest (a cause for touching balls)
+        self.onsets = [(o, due) for o, due in self.onsets if self.jumps.get(o.ball) != o.t]
+        self._jump_memo = {k: v for k, v in self._jump_memo.items() if any(k == (o.ball, o.n_first)
+                                                                           for o, _ in self.onsets)}
+        ready = [o for o, due in self.onsets if final or (due <= n and verdicts.get(id(o)) is not None)]
+        if not ready:
+            return
+        waiting = [(o, due) for o, due in self.onsets if all(o is not r for r in ready)]
+        # an onset touching a waiting one waits with it, so that a group is judged together
+        held = [o for o in ready if any(self._together(o, w) for w, _ in waiting)]
+        ready = sorted((o for o in ready if o not in held), key=lambda o: o.t)
+        done: set[int] = set()
+        for o in ready:
+            if id(o) in done:
+                continue
+            group = [g for g in ready if id(g) not in done and self._together(o, g)]
+            done.update(id(g) for g in group)
+            if not self._judge_group(group, n, final):
+                held.extend(group)
+            else:
+                self.judged[[g.ball for g in group]] = [g.t for g in group]
+        self.onsets = waiting + [(o, n + 1) for o in held]
+
+    def _together(self, a: Onset, b: Onset) -> bool:
+        if a is b:
+            return True
+        close = self.table.ball_gap(a.anchor, b.anchor) <= self.s.cause_gap_mm
+        return close and abs(a.t - b.t) <= self.s.cause_window_s
+
+    def _jumped(self, o: Onset, final: bool = False) -> bool | None:
+        """Is this start a jump of the tracked centre (see `motion.track_jump`)? None while undecided. A start
+        seen leaving that the tracker keeps losing is judged as it is after three look-aheads; one not seen
+        leaving is always judged then, on the track after it (`unseen_jump`). Decided answers are kept: the
+        question is asked every frame while the onset waits."""
+        key = (o.ball, o.n_first)
+        if key in self._jump_memo:
+            return self._jump_memo[key]
+        late = final or self.hist.newest - o.n_first > 3 * self.D
+        verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm)
+        if verdict is True and self._hit_at_once(o):
+            verdict = False  # it passed its speed on to a ball it hit inside its first step
+        if verdict is not True and not seen_leaving(self.hist, o, self.s.start_seen_s):
+            verdict = unseen_jump(self.hist, o, self.s.rest_radius_mm, self.s.onset_mm) if late else None
+        if verdict is None and late:
+            verdict = False
+        if verdict is not None:
+            self._jump_memo[key] = verdict
+        return verdict
+
+    def _hit_at_once(self, o: Onset) -> bool:
+        """The first step off the rest position outran the ball's later run, but within ball speeds, and
+        passed within touching distance of a ball that started at the same time: a stroke that hit that
+        ball inside the first frame and gave it its speed (friction alone never slows a ball so fast)."""
+        t, xy = self.hist.track(o.ball, o.n_first, o.n_first)
+        if len(t) == 0:
+            return False
+        step = xy[0] - o.anchor
+        before, _ = self.hist.track(o.ball, o.n_first - 3, o.n_first - 1)
+        dt = float(t[0] - before[-1]) if len(before) else 1.0 / self.fps
+        if float(np.hypot(*step)) / max(dt, 1e-9) > MAX_SPEED_MM_S:
+            return False
+        others = [(w.ball, w.anchor, w.t) for w, _ in self.onsets if w.ball != o.ball]
+        others += [(x, a, float(self.started[x])) for x in range(len(self.ids))
+                   if x != o.ball and (a := self.motion.anchor_at(x, o.t)) is not None]
+        for _, anchor, t_x in others:
+            if abs(t_x - o.t) > self.s.cause_window_s + dt:
+                continue
+            u = float(np.clip(np.dot(anchor - o.anchor, step) / max(float(np.dot(step, step)), 1e-9), 0.0, 1.0))
+            if float(np.hypot(*(o.anchor + u * step - anchor))) <= 2 * self.R + self.s.cause_gap_mm:
+                return True
+        return False
+
+    def _judge_group(self, group: list[Onset], n: int, final: bool) -> bool:
+        """Judge balls that started together; False to wait a little longer for a cause to show."""
+        caused = [self._caused(o, group) for o in group]
+        if all(caused):
+            return True
+        members = {o.ball for o in group}
+        if any(caused) or any(self._cluster_hit(o, members) for o in group):
+            # set moving through touching balls: report the contacts the starts themselves prove
+            for o in group:
+                self._contacts_in_cluster(o)
+            if len(group) > 1:
+                self._cluster_pairs(group)
+            return True
+        first = min(o.n_first for o in group)
+        running = self.phase is ShotPhase.RUNNING
+        if running and not final and n < first + 2 * self.D:
+            return False  # a start during a shot: let a slow chain through touching balls show itself
+        if all(o.speed < self.s.early_stroke_min_speed_mm_s and self._resumed(o) for o in group):
+            for o in group:  # a crawl that only looked still for a moment: it never stopped
+                self.motion.resume(o.ball)
+            return True
+        if running and all(o.speed < self.s.early_stroke_min_speed_mm_s for o in group):
+            # a slow creep of a ball touching one that was hit in this shot: pushed on, not disturbed
+            reach = self.s.cause_gap_mm + self.s.onset_mm  # its rest centre may have crept a little
+            for o in group:
+                for x, p in self.shot_anchors.items():
+                    hit = max(self.last_hit[x], self.started[x]) >= self.shot_t0
+                    if x != o.ball and hit and self.table.ball_gap(p, o.anchor) <= reach:
+                        return True
+        striker = choose_striker(group)
+        t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
+        self.last_hit[striker.ball] = max(self.last_hit[striker.ball], t0)
+        for o in group:
+            if o is not striker:
+                self._contact_from_start(striker.ball, o)
+        self._uncaused_start(striker, group)
+        return True
+
+    def _resumed(self, o: Onset) -> bool:
+        """A slow start, soon after the ball came to rest, on along the way it was rolling: a crawl that
+        only looked still, so the ball is taken as moving all along."""
+        t_stop, d = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2)))
+        if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
+            return False
+        away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
+        cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
+        return cos >= 0.5
+
+    def _caused(self, o: Onset, group: list[Onset]) -> bool:
+        """True when a collision explains the start: a contact found already, or a moving, just-hit or
+        just-started ball outside the group within `cause_gap_mm` (its contact is then verified and reported)."""
+        b, s, t = o.ball, self.s, o.t
+        for (x, y), tc in self.last_pair.items():
+            other = y if x == b else x
+            if b in (x, y) and abs(tc - t) <= s.cause_window_s and abs(self.hit_from.get((b, other), -np.inf) - tc) > 0:
+                return True  # a contact, unless it is this ball's own hit on a ball judged before it
+        members = {g.ball for g in group}
+        caused = False
+        c_here = self.hist.counter_at(t)
+        for a in range(len(self.ids)):
+            if a in members or self.motion.status(a) is Motion.GONE:
+                continue
+            if t - self.jumps.get(a, -np.inf) <= _RESUME_S and self.motion.anchor_at(a, t) is None:
+                continue  # its track jumped: it is no ball running into this one
+            tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
+            if len(tk) == 0:
+                continue
+            speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(tk[-1] - tk[0]), 1.0 / self.fps)
+            gap = float(np.min(np.hypot(*(xy - o.anchor).T))) - 2 * self.R
+            # a ball whose start was judged before this one counts, even in the same frame (a chain run
+            # through inside one frame); the starts are judged in time order, so two never cause each other
+            recent = min(abs(self.last_hit[a] - t), abs(self.judged[a] - t)) <= s.cause_window_s
+            way = xy[-1] - xy[0]
+            # one that left its rest in the same frame as this one: a cause only if it ran at this ball
+            ran_at = abs(self.started[a] - t) <= s.cause_window_s and float(np.dot(way, o.anchor - xy[0])) > 0
+            active = self.motion.anchor_at(a, t) is None or recent or ran_at
+            if active and gap <= s.cause_gap_mm + speed / self.fps:
+                caused = True
+                self._contact_from_start(a, o)
+        return caused
+
+    def _contact_from_start(self, a: int, o: Onset) -> bool:
+        m = o.n_first - 1
+        n_hi = min(self.hist.newest, o.n_first + self.D)
+        c = verify_contact(self.hist, self.motion, self.s, a, o.ball, m, m - 1 - self.W, n_hi, self.R, self.fps)
+        if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
+            # two balls at rest: an impulse passed on, no earlier than the hit that brought it
+            w = 2 * self.s.cause_window_s
+            t_src = [float(self.last_hit[a])] if abs(self.last_hit[a] - o.t) <= w else []
+            t_src = t_src or ([float(self.started[a])] if abs(self.started[a] - o.t) <= w else [])
+            if t_src and c.t < min(t_src):
+                c = replace(c, t=min(t_src))
+        if c is None or not self._contact(c):
+            return False
+        self.hit_from[(a, o.ball)] = c.t
+        self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)
+        return c.confidence >= 0.5
+
+    def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
+        s, b = self.s, o.ball
+        running = self.phase is ShotPhase.RUNNING
+        # the stroke's speed: the group's momentum (equal masses), as a touching ball takes the stroke at once
+        speed = float(np.hypot(*sum((g.fit.v for g in group), np.zeros(2)))) if len(group) > 1 else o.speed
+        if speed < (s.early_stroke_min_speed_mm_s if running else s.stroke_min_speed_mm_s):
+            info = {"speed_mm_s": round(o.speed, 1), "during_shot": running}
+            self._emit(Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info))
+            return
+        anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, o.t)) is not None}
+        for g in group:
+            anchors[g.ball] = g.anchor
+        if seen_leaving(self.hist, o, s.start_seen_s):
+            existence = SEEN_START_CONF
+        else:
+            existence = RUNS_BACK_CONF if runs_back(self.hist, o, s) else UNSEEN_START_CONF
+        t0 = min(g.t for g in group)
+        ev = self._stroke(b, t0, o.speed, anchors, existence, {})
+        near = [(self.table.ball_gap(o.anchor, p), x) for x, p in anchors.items() if x != b]
+        near = [(gap, x) for gap, x in near if gap <= s.push_gap_mm]
+        if not near:
+            self._emit(ev)
+            return
+        gap, obj = min(near)
+        self.pushes.append((ev, o, {"object": obj, "gap": gap, "anchor": anchors[obj]}, t0 + s.push_window_s))
