@@ -50,6 +50,10 @@ class Perception:
         """Balls a verdict spots (1.25): the ball that comes to rest on each spot takes its id."""
         self.tracker.expect_spotted(positions)
 
+    def take_off(self, balls: list[str]) -> None:
+        """Balls the referee takes off the table: the tracker stops following them."""
+        self.tracker.take_off(balls)
+
     def shot_started(self) -> None:
         """A spot still empty when the next shot starts was not used."""
         self.tracker.clear_expected()

@@ -51,6 +51,10 @@ class BallTracker:
         """Balls the rules engine spots (1.25): the ball that comes to rest on the spot takes that id."""
         self.tracks.expect_spotted(positions, id_conf)
 
+    def take_off(self, balls: list[str]) -> None:
+        """Balls the referee takes off the table (a penalty ball, 1.16): they leave play and never revive alone."""
+        self.tracks.take_off(balls)
+
     def clear_expected(self) -> None:
         """A new shot began: forget spots still empty."""
         self.tracks.clear_expected()
