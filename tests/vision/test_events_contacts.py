@@ -134,10 +134,11 @@ def test_slow_push_through_a_line_of_touching_balls_reports_every_link(seed: int
     link is a contact even where the pack's momentum reading is too weak."""
     res = _line_of_three(700.0, 0.0)
     truth = _contacts(res.events)
-    assert {frozenset(e.balls or ()) for e in truth} >= {frozenset(("C", "4")), frozenset(("4", "2")), frozenset(("2", "1"))}
+    links = {frozenset(("4", "2")), frozenset(("2", "1"))}
+    assert {frozenset(e.balls or ()) for e in truth} >= links | {frozenset(("C", "4"))}
     states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=200 + seed))
     found = [e for e in _contacts(detect_events(TABLE, 60.0, states)) if e.confidence >= 0.5]
     pairs, missed, extra = match(truth, found, 60.0)
     assert not extra, extra
-    assert {frozenset(e.balls or ()) for e, _ in pairs} >= {frozenset(("4", "2")), frozenset(("2", "1"))}, missed
+    assert {frozenset(e.balls or ()) for e, _ in pairs} >= links, missed
 
