@@ -17,7 +17,7 @@ from typing import Any
 
 import jinja2
 
-from rules.events import Event, EventType, read_jsonl
+from rules.events import Event, EventType, opens_shot, read_jsonl
 from service.judging import VerdictView, verdict_from_dict
 from service.report.shots import event_label, shot_strip_path, shot_thumb_path
 
@@ -51,11 +51,17 @@ def read_verdicts(path: Path) -> list[VerdictView]:
 
 
 def group_shots(events: list[Event], verdicts: list[VerdictView]) -> list[ShotView]:
-    """Split the event stream into shots (shot_start .. shot_end) and attach each shot's verdict."""
+    """Split the event stream into shots (shot_start .. shot_end) and attach each shot's verdict. As the
+    engine numbers shots (rules.engine.hold_doubtful_starts): a shot_start whose stroke is doubtful while a
+    shot is open opens no new shot; its events stay in the open one."""
     shots: list[ShotView] = []
+    open_shot = False
     for e in events:
-        if e.type is EventType.SHOT_START:
+        if e.type is EventType.SHOT_START and (opens_shot(e) or not open_shot):
             shots.append(ShotView(len(shots) + 1, e.t, None, e.ball))
+            open_shot = True
+        elif e.type is EventType.SHOT_END:
+            open_shot = False
         if shots:
             shots[-1].events.append(e)
             if e.type is EventType.SHOT_END:

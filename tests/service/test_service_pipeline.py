@@ -208,3 +208,22 @@ def test_a_shot_cut_off_by_the_end_of_the_video_is_still_judged(make_clip, tmp_p
     res = analyze(AnalyzeConfig(clip, out, annotate=False), None, scripted_stages, counting_judge_all)
     assert [v.shot for v in res.verdicts] == [1, 2, 3]
     assert 'id="shot-3"' in (out / "report.html").read_text()
+
+
+def test_a_doubtful_stroke_inside_a_shot_opens_no_shot_in_the_report() -> None:
+    """Shots are numbered as the engine numbers them (rules.engine.hold_doubtful_starts), so each verdict lands
+    on its own shot: a shot_start with start_confidence < 0.5 while a shot is open stays in that shot."""
+    from rules.events import Event, EventType
+    from service.judging import VerdictView
+    from service.report.build import group_shots
+
+    doubtful = Event(EventType.SHOT_START, 1.2, 36, confidence=0.3, ball="1", extra={"start_confidence": 0.3})
+    events = [Event(EventType.SHOT_START, 1.0, 30, ball="C"), Event(EventType.BALL_CONTACT, 1.1, 33, balls=("C", "1")),
+              doubtful, Event(EventType.SHOT_END, 2.0, 60), Event(EventType.SHOT_START, 3.0, 90, ball="C"),
+              Event(EventType.SHOT_END, 4.0, 120)]
+    verdicts = [VerdictView(1, "legal", (), "first"), VerdictView(2, "foul", ("1.5.3",), "second")]
+    shots = group_shots(events, verdicts)
+    assert [(s.n, s.t0, len(s.events)) for s in shots] == [(1, 1.0, 4), (2, 3.0, 2)]
+    assert [s.verdict.explanation if s.verdict else None for s in shots] == ["first", "second"]
+    lone = Event(EventType.SHOT_START, 5.0, 150, confidence=0.3, ball="C", extra={"start_confidence": 0.3})
+    assert len(group_shots([*events, lone], verdicts)) == 3  # with no shot open it opens one, as in the engine
