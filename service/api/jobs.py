@@ -29,8 +29,11 @@ from service.pipeline import checkpoint as ck
 from service.pipeline import identity
 from service.pipeline.run import AnalyzeConfig, Hooks, StageFactory, analyze, default_stages
 
-# Inputs of the match log that tell vision something: ball places (identities), balls taken off by hand.
-POSITION_INPUTS = ("state", "identify", *identity.TAKE_OFF_INPUTS)
+# Inputs of the match log that state ball positions: the analysis hands them to vision (identities) from the start.
+POSITION_INPUTS = ("state", "identify")
+# Inputs that tell vision a ball was taken off by hand: handed over as news (at their t), never put in the run's
+# own log, where one without its foul and choice around it would not fold.
+VISION_NEWS = (*POSITION_INPUTS, *identity.TAKE_OFF_INPUTS)
 
 
 class Stopped(Exception):
@@ -291,10 +294,14 @@ class JobRunner:
                                    analysis_id=job.id)
             own_seqs.update(r.seq for r in rows)
 
-        seen, polled = [db.last_seq(conn, match_id=match.id)], [time.monotonic()]
+        seen, polled = [db.last_seq(conn, match_id=match.id)], [float("-inf")]
+        # Balls taken off before this run started (or before the resume point): told at the first look.
+        news = [r.data for r in db.read_log(conn, match_id=match.id, kind=db.LogKind.INPUT, limit=100_000)
+                if r.data.get("type") in identity.TAKE_OFF_INPUTS and r.seq <= seen[0]]
 
         def new_inputs() -> list[dict[str, Any]]:
-            """Position statements the referee posted since the last look (at most every POLL_INPUTS_S)."""
+            """What the referee told vision since the last look (at most every POLL_INPUTS_S): positions,
+            balls taken off."""
             now = time.monotonic()
             if now - polled[0] < POLL_INPUTS_S:
                 return []
@@ -302,7 +309,9 @@ class JobRunner:
             rows = db.read_log(conn, match_id=match.id, kind=db.LogKind.INPUT, after=seen[0])
             if rows:
                 seen[0] = rows[-1].seq
-            return [r.data for r in rows if r.data.get("type") in POSITION_INPUTS and r.seq not in own_seqs]
+            out = news + [r.data for r in rows if r.data.get("type") in VISION_NEWS and r.seq not in own_seqs]
+            news.clear()
+            return out
 
         # Positions the referee stated in the match log before the run (state / identify lines) name balls.
         own_seqs = {r.seq for r in own}
