@@ -77,22 +77,24 @@ def cost_matrix(hyps: list[list[Hypothesis]], dets: np.ndarray, extra: np.ndarra
     """(T, D) costs and the index of the hypothesis that gave each cost (-1 when invalid). Vectorised over
     all hypotheses of all tracks."""
     T, D = len(hyps), len(dets)
-    cost = np.full((T, D), INVALID)
-    which = np.full((T, D), -1, dtype=int)
-    flat = [(i, k, h) for i, hs in enumerate(hyps) for k, h in enumerate(hs)]
-    if not flat or D == 0:
-        return cost, which
-    owner = np.array([i for i, _, _ in flat])
-    local = np.array([k for _, k, _ in flat])
-    pts = np.array([h.point for _, _, h in flat], dtype=float)
-    std = np.array([h.std for _, _, h in flat], dtype=float)
-    pen = np.array([h.penalty for _, _, h in flat], dtype=float)
+    sizes = [len(hs) for hs in hyps]
+    if T == 0 or D == 0 or not any(sizes):
+        return np.full((T, D), INVALID), np.full((T, D), -1, dtype=int)
+    flat = [h for hs in hyps for h in hs]
+    owner = np.repeat(np.arange(T), sizes)
+    local = np.concatenate([np.arange(n) for n in sizes])
+    pts = np.array([h.point for h in flat], dtype=float)
+    std = np.array([h.std for h in flat], dtype=float)
+    pen = np.array([h.penalty for h in flat], dtype=float)
     d = np.hypot(pts[:, None, 0] - dets[None, :, 0], pts[:, None, 1] - dets[None, :, 1])
-    c = np.where(d <= 3.0 * std[:, None], (d / std[:, None]) ** 2 + pen[:, None], INVALID)
-    for row in np.argsort(-c.min(axis=1)):  # worst first, so that the best hypothesis is written last
-        better = c[row] < cost[owner[row]]
-        cost[owner[row], better] = c[row, better]
-        which[owner[row], better] = local[row]
+    c = np.where(d <= 3.0 * std[:, None], (d / std[:, None]) ** 2 + pen[:, None], np.inf)
+    # per track the best of its hypotheses (the first among equals): one padded (T, H, D) minimum
+    grid = np.full((T, max(sizes), D), np.inf)
+    grid[owner, local] = c
+    which = grid.argmin(axis=1)
+    cost = np.take_along_axis(grid, which[:, None, :], axis=1)[:, 0, :]
+    gated = ~np.isfinite(cost)
+    cost[gated], which[gated] = INVALID, -1
     if extra is not None:
         valid = cost < INVALID
         cost[valid] += extra[valid]

@@ -25,6 +25,23 @@ Occluded = Callable[[np.ndarray], bool]  # table mm -> is that point under an oc
 _DEFINITE = (BallClass.COLOURED, BallClass.IVORY)
 
 
+_EYE4 = np.eye(4)
+
+
+def _kf_update(kf: KalmanFilter, z: np.ndarray) -> None:
+    """filterpy's update (Joseph form) for a position measurement H = [I 0], with the 2x2 innovation inverse
+    in closed form: the same numbers without a generic inverse and dot chain per call."""
+    P, R = kf.P, kf.R
+    s00, s01, s10, s11 = P[0, 0] + R[0, 0], P[0, 1] + R[0, 1], P[1, 0] + R[1, 0], P[1, 1] + R[1, 1]
+    det = s00 * s11 - s01 * s10
+    si = np.array([[s11, -s01], [-s10, s00]]) / det
+    K = P[:, :2] @ si
+    kf.x = kf.x + K @ (np.asarray(z, dtype=float).reshape(2, 1) - kf.x[:2])
+    ikh = _EYE4.copy()
+    ikh[:, :2] -= K
+    kf.P = ikh @ P @ ikh.T + K @ R @ K.T
+
+
 @dataclass
 class TrackerConfig:
     move_speed_mm_s: float = 60.0  # filtered speed above this: moving
@@ -269,13 +286,16 @@ class TrackSet:
         taken: set[int] = set()
         if len(dets) == 0:
             return held, taken
+        where: dict[tuple[float, float], int] = {}
+        for k, (x, y) in enumerate(dets.xy_mm.tolist()):
+            where[(x, y)] = -1 if (x, y) in where else k  # -1: repeated within the frame, not unique
         for tr in active:
             if tr.state != BallState.STATIONARY or tr.last_z is None:
                 continue
-            same = np.nonzero((dets.xy_mm[:, 0] == tr.last_z[0]) & (dets.xy_mm[:, 1] == tr.last_z[1]))[0]
-            if len(same) == 1 and int(same[0]) not in taken:
+            k = where.get((float(tr.last_z[0]), float(tr.last_z[1])), -1)
+            if k >= 0 and k not in taken:
                 held.add(tr.ball)
-                taken.add(int(same[0]))
+                taken.add(k)
                 tr.misses = 0
         return held, taken
 
@@ -414,7 +434,7 @@ class TrackSet:
         tr.last_z = z.copy()
         innov = float(np.hypot(*(z - tr.xy)))
         if is_cv and innov <= 4.0 * max(kalman.innovation_std(tr.kf), 2.0):
-            tr.kf.update(z)
+            _kf_update(tr.kf, z)
         else:
             vel = (z - h.origin) / max(h.dt_from_origin, 1e-3)
             sp = float(np.hypot(*vel))
