@@ -12,6 +12,7 @@ calibration on the first frame is timed apart. Target: the analysis at >= 2x rea
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -28,12 +29,34 @@ TARGET_X = 2.0
 
 
 def pin_one_core() -> int:
+    """One CPU for every thread of this process (those started before too: affinity is per thread on Linux)
+    and one OpenCV thread; returns the CPU, -1 where affinity cannot be set."""
     cv2.setNumThreads(1)
     if hasattr(os, "sched_setaffinity"):
         cpu = sorted(os.sched_getaffinity(0))[-1]
+        for tid in _threads():
+            with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                os.sched_setaffinity(tid, {cpu})
         os.sched_setaffinity(0, {cpu})
         return cpu
     return -1
+
+
+def _threads() -> list[int]:
+    """Thread ids of this process (Linux /proc; empty elsewhere)."""
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return []
+
+
+def _cpus_used() -> set[int]:
+    """The CPUs this process's threads may run on (the union of their affinities)."""
+    cpus: set[int] = set()
+    for tid in _threads() or [0]:
+        with contextlib.suppress(OSError):
+            cpus |= os.sched_getaffinity(tid)
+    return cpus
 
 
 def default_video(scenario: str = "break", seed: int = 0) -> Path:
@@ -76,10 +99,13 @@ def pipeline_fps(video: Path, max_frames: int, annotate: bool, out: Path) -> dic
 
     marks: list[float] = []
     cpu: list[float] = []
+    threads = [0]
 
     def progress(done: int, total: int, t: float) -> None:
         marks.append(time.perf_counter())
         cpu.append(time.process_time())
+        if len(marks) % 100 == 1:  # the most threads seen while analysing (decoder, encoder, BLAS, OpenCV)
+            threads[0] = max(threads[0], len(_threads()))
 
     calibration = video.parent / "truth.json" if os.environ.get("PYRAMID_SPEED_TRUTH_CAMERA") else None
     cfg = AnalyzeConfig(video=video, out=out, annotate=annotate, threads=1, max_frames=max_frames,
@@ -92,7 +118,7 @@ def pipeline_fps(video: Path, max_frames: int, annotate: bool, out: Path) -> dic
     steady = (len(marks) - 1) / (marks[-1] - marks[0])
     steady_cpu = (len(cpu) - 1) / max(cpu[-1] - cpu[0], 1e-9)
     return {"fps": steady, "cpu_fps": steady_cpu, "first_frame_s": marks[0] - t0, "frames": float(len(marks)),
-            "finish_s": t0 + total - marks[-1]}
+            "finish_s": t0 + total - marks[-1], "threads": float(threads[0])}
 
 
 def run(video: Path | None = None, max_frames: int = 600, verbose: bool = True) -> dict[str, Any]:
@@ -123,6 +149,9 @@ def run(video: Path | None = None, max_frames: int = 600, verbose: bool = True) 
         "annotated_x_realtime": ann["fps"] / meta.fps if meta.fps else 0.0,
         "first_frame_s": ana["first_frame_s"],
         "target_x_realtime": TARGET_X,
+        "threads_seen": int(max(ana.get("threads", 0), ann.get("threads", 0))),
+        "cpus_allowed": len(_cpus_used()),
+        "opencv_threads": cv2.getNumThreads(),
     }
     if verbose:
         print(f"speed bench: {video} ({res['size']} at {meta.fps:.0f} fps), one core (cpu {cpu}), "
@@ -135,7 +164,9 @@ def run(video: Path | None = None, max_frames: int = 600, verbose: bool = True) 
               f"{ana['cpu_fps'] / meta.fps:20.2f}   target >= {TARGET_X:.0f}x")
         print(f"  {'analysis + annotated.mp4':36s}{ann['fps']:10.1f}{ann['cpu_fps']:10.1f}"
               f"{ann['cpu_fps'] / meta.fps:20.2f}")
-        print(f"  load average while measuring: {res['load_avg_1min']:.1f}")
+        print(f"  load average while measuring: {res['load_avg_1min']:.1f}; threads seen {res['threads_seen']}, all on "
+              f"{res['cpus_allowed']} CPU(s); OpenCV threads {res['opencv_threads']}; BLAS threads capped at "
+              f"{os.environ.get('OPENBLAS_NUM_THREADS')} (set before numpy loads)")
         print(f"  first frame (automatic calibration) {ana['first_frame_s']:7.2f} s, once per video")
     return res
 

@@ -49,24 +49,29 @@ def mean_shift(
     h, w = weights.shape
     n, oy, ox, yy, xx = _window(radius)
     flat = weights.reshape(-1) if weights.flags.c_contiguous else np.ascontiguousarray(weights).reshape(-1)
+    off = oy * w + ox  # flat offsets of the window (away from the border)
     scale = np.float32(1.0 / 255.0) if weights.dtype == np.uint8 else np.float32(1.0)
     r_out = np.float32(radius + 0.5)
     r_in2 = np.float32((0.9 * radius) ** 2)
+    # few array operations per iteration (this runs on every moving ball every frame): x and y side by side
     for it in range(iterations + 1):
-        ix, iy = np.floor(c[:, 0] + 0.5).astype(np.intp), np.floor(c[:, 1] + 0.5).astype(np.intp)
-        gy = iy[:, None] + oy[None]
-        gx = ix[:, None] + ox[None]
-        if ix.min() < n or iy.min() < n or ix.max() >= w - n or iy.max() >= h - n:  # clip at the border only
-            np.clip(gy, 0, h - 1, out=gy)
-            np.clip(gx, 0, w - 1, out=gx)
-        patch = flat[gy * w + gx].astype(np.float32)
+        ic = np.floor(c + 0.5).astype(np.intp)
+        lo, hi = ic.min(axis=0), ic.max(axis=0)
+        if lo[0] < n or lo[1] < n or hi[0] >= w - n or hi[1] >= h - n:  # clip at the border only
+            gy = np.clip(ic[:, 1:] + oy[None], 0, h - 1)
+            gx = np.clip(ic[:, :1] + ox[None], 0, w - 1)
+            idx = gy * w + gx
+        else:
+            idx = (ic[:, 1] * w + ic[:, 0])[:, None] + off[None]
+        patch = flat[idx].astype(np.float32)
         if scale != 1.0:
             patch *= scale
-        fx = (ix - c[:, 0]).astype(np.float32)[:, None]
-        fy = (iy - c[:, 1]).astype(np.float32)[:, None]
-        dx = xx[None] + fx
-        dy = yy[None] + fy
-        d2 = dx * dx + dy * dy
+        f = (ic - c).astype(np.float32)
+        fx, fy = f[:, :1], f[:, 1:]
+        dx = xx + fx
+        dy = yy + fy
+        d2 = dx * dx
+        d2 += dy * dy
         win = r_out - np.sqrt(d2)
         np.clip(win, 0.0, 1.0, out=win)
         wts = patch * win
@@ -74,14 +79,16 @@ def mean_shift(
         ok = total > 1e-6
         safe = np.maximum(total, 1e-6)
         # sum(w dx) = sum(w xx) + f sum(w): one matrix-vector product per axis
-        sx = np.where(ok, (wts @ xx) / safe + fx[:, 0], 0.0)
-        sy = np.where(ok, (wts @ yy) / safe + fy[:, 0], 0.0)
-        if it == iterations or np.all(np.abs(sx) + np.abs(sy) < 0.02):
+        step = np.stack([wts @ xx, wts @ yy], axis=1)
+        step /= safe[:, None]
+        step += f
+        if not ok.all():
+            step[~ok] = 0.0
+        if it == iterations or np.all(np.abs(step).sum(axis=1) < 0.02):
             inner = d2 <= r_in2
             fill = (patch * inner).sum(axis=1) / np.maximum(inner.sum(axis=1), 1)
             break
-        c[:, 0] += sx
-        c[:, 1] += sy
+        c += step
     return c, fill.astype(float)
 
 

@@ -230,12 +230,24 @@ class BallDetector:
         lit[:] = 0
         reused: list[np.ndarray] = []
         ref = tiny.copy() if self._ref_tiny is None else self._ref_tiny
-        for x, y, w, h in blobs:
-            x0, y0 = max(x * SMALL - pad, 0), max(y * SMALL - pad, 0)
-            x1, y1 = min((x + w) * SMALL + pad, W), min((y + h) * SMALL + pad, H)
-            calm = changed is not None and not changed[y : y + h, x : x + w].any()
-            if calm and not _inside(moving_px, x0, y0, x1, y1):
-                rows = np.nonzero(_inside_mask(self._last_px, x0, y0, x1, y1))[0]
+        # which blobs may keep their last detections, for all blobs at once: no changed block under the blob
+        # (an integral image of the changed blocks), no moving ball in its window, last centres inside it
+        bx = np.array(blobs, dtype=np.intp).reshape(-1, 4)
+        win = np.stack([np.maximum(bx[:, 0] * SMALL - pad, 0), np.maximum(bx[:, 1] * SMALL - pad, 0),
+                        np.minimum((bx[:, 0] + bx[:, 2]) * SMALL + pad, W),
+                        np.minimum((bx[:, 1] + bx[:, 3]) * SMALL + pad, H)], axis=1)
+        moving_in: list[bool] = np.any(_in_windows(moving_px, win), axis=1).tolist()
+        may_keep = np.zeros(len(bx), bool)
+        if changed is not None and len(bx):
+            ii = cv2.integral(changed)
+            xa, ya, xb, yb = bx[:, 0], bx[:, 1], bx[:, 0] + bx[:, 2], bx[:, 1] + bx[:, 3]
+            may_keep = ((ii[yb, xb] - ii[ya, xb] - ii[yb, xa] + ii[ya, xa]) == 0) & ~np.array(moving_in, bool)
+        last_in = _in_windows(self._last_px, win) if may_keep.any() else None
+        for b, (x, y, w, h) in enumerate(blobs):
+            x0, y0, x1, y1 = (int(q) for q in win[b])
+            if may_keep[b]:
+                assert last_in is not None
+                rows = np.nonzero(last_in[b])[0]
                 if len(rows):
                     reused.append(rows)
                     self.occluder_mask[y0:y1, x0:x1] = previous_occluders[y0:y1, x0:x1]
@@ -259,7 +271,7 @@ class BallDetector:
                 if area < 0.3 * disc_area:
                     continue
                 over_rail = st[j, 4] - area > 0.5 * disc_area
-                if area >= 1.5 * disc_area and not _inside(moving_px, x0, y0, x1, y1) and _solidity(sub) > 0.95:
+                if area >= 1.5 * disc_area and not moving_in[b] and _solidity(sub) > 0.95:
                     over_rail = True  # convex and bigger than a ball: a hand, not touching balls (they have necks)
                 if area < 1.5 * disc_area and not over_rail:
                     mo = cv2.moments(sub, binaryImage=True)
@@ -323,8 +335,9 @@ class BallDetector:
 
     def _update_cloth(self, planes: Planes, mask: np.ndarray, centres_px: np.ndarray) -> None:
         freeze = cv2.dilate(mask, np.ones((7, 7), np.uint8))
-        for cx, cy in centres_px:
-            cv2.circle(freeze, (round(cx), round(cy)), int(np.ceil(self.r_px * 1.6)), 255, -1)
+        rad = int(np.ceil(self.r_px * 1.6))
+        for cx, cy in np.rint(centres_px).astype(int).tolist():  # rint rounds half to even, as round did
+            cv2.circle(freeze, (cx, cy), rad, 255, -1)
         self.cloth.update(planes, freeze)
 
     def _build(self, frame: np.ndarray, planes: Planes, centres_px: np.ndarray, conf: np.ndarray) -> Detections:
@@ -347,7 +360,7 @@ class BallDetector:
     def _patches(self, frame: np.ndarray, xy_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
         """Grey texture inside each ball (its number, its marks) from the full-resolution frame."""
         layout = frame_layout(frame, self.camera.width, self.camera.height)
-        grey = frame[: self.camera.height] if layout == "i420" else frame
+        grey = frame[: self.camera.height] if layout in ("i420", "yuv") else frame
         out = np.zeros((len(xy_px), PATCH, PATCH), np.uint8)
         H, W = self.camera.height, self.camera.width
         for k, ((u, v), r) in enumerate(zip(xy_px, radius_px, strict=True)):
@@ -393,8 +406,10 @@ def _inside_mask(p: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarra
     return (p[:, 0] >= x0) & (p[:, 0] < x1) & (p[:, 1] >= y0) & (p[:, 1] < y1)
 
 
-def _inside(p: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> bool:
-    return bool(len(p)) and bool(_inside_mask(p, x0, y0, x1, y1).any())
+def _in_windows(p: np.ndarray, win: np.ndarray) -> np.ndarray:
+    """(B, N) bool: point n inside window b (x0, y0, x1, y1), as `_inside_mask` tests it."""
+    x, y = p[None, :, 0], p[None, :, 1]
+    return (x >= win[:, 0:1]) & (x < win[:, 2:3]) & (y >= win[:, 1:2]) & (y < win[:, 3:4])
 
 
 def _hints_in(hints_px: np.ndarray, sub: np.ndarray, x0: int, y0: int) -> np.ndarray:

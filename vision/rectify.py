@@ -15,14 +15,18 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.table import Table
+from vision.source import YUVFrame
 
 
 def frame_layout(frame: np.ndarray, width: int, height: int) -> str:
-    """'bgr' for (H, W, 3), 'i420' for (H * 3 / 2, W) uint8 planar frames; raises on anything else."""
+    """'bgr' for (H, W, 3), 'i420' for (H * 3 / 2, W) uint8 planar frames, 'yuv' for a YUVFrame (the
+    decoder's planes, vision.source); raises on anything else."""
     if frame.ndim == 3 and frame.shape == (height, width, 3):
         return "bgr"
     if frame.ndim == 2 and frame.shape == (height * 3 // 2, width):
         return "i420"
+    if isinstance(frame, YUVFrame) and frame.shape == (height, width):
+        return "yuv"
     raise ValueError(
         f"frame must be BGR ({height}, {width}, 3) or I420 ({height * 3 // 2}, {width}), got {frame.shape}"
     )
@@ -126,8 +130,8 @@ class Rectifier:
             cv2.split(cv2.cvtColor(rect, cv2.COLOR_BGR2YCrCb), [py, pcr, pcb])
             return
         H, W = self.camera.height, self.camera.width
-        cv2.remap(frame[:H], m1, m2, cv2.INTER_LINEAR, dst=py, borderMode=cv2.BORDER_REPLICATE)
-        chroma = frame[H:].reshape(2, H // 2, W // 2)  # U (Cb) then V (Cr) planes
+        luma, chroma = _yuv_planes(frame, layout, H, W)
+        cv2.remap(luma, m1, m2, cv2.INTER_LINEAR, dst=py, borderMode=cv2.BORDER_REPLICATE)
         # every half-density sample the box's upsampling reads (linear: floor of (x + 0.5) cw / w - 0.5, + 1)
         ja, jb = max(int((x0 + 0.5) * self.cw / self.w - 0.5) - 1, 0), min((x1 * self.cw) // self.w + 2, self.cw)
         ia, ib = max(int((y0 + 0.5) * self.ch / self.h - 0.5) - 1, 0), min((y1 * self.ch) // self.h + 2, self.ch)
@@ -137,7 +141,7 @@ class Rectifier:
 
     def upsample_chroma(self, frame: np.ndarray, planes: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         """The full-grid chroma planes from the half-size ones (I420 frames; BGR boxes are complete)."""
-        if frame.ndim == 2:
+        if frame.ndim == 2:  # I420 or a YUVFrame
             cv2.resize(self._half[0], (self.w, self.h), dst=planes[2], interpolation=cv2.INTER_LINEAR)
             cv2.resize(self._half[1], (self.w, self.h), dst=planes[1], interpolation=cv2.INTER_LINEAR)
 
@@ -145,6 +149,14 @@ class Rectifier:
         """Ball centres in table mm -> distorted image pixels (for drawing)."""
         xy = np.asarray(xy_mm, dtype=float).reshape(-1, 2)
         return self.camera.project(np.hstack([xy, np.full((len(xy), 1), self.z_mm)]))
+
+
+def _yuv_planes(frame: np.ndarray, layout: str, height: int, width: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The luma plane and the (U, V) = (Cb, Cr) planes of an I420 array or a YUVFrame."""
+    if layout == "yuv":
+        assert isinstance(frame, YUVFrame)
+        return frame, (frame.u, frame.v)
+    return frame[:height], tuple(frame[height:].reshape(2, height // 2, width // 2))
 
 
 class ChangeRectifier:
@@ -172,7 +184,19 @@ class ChangeRectifier:
             np.arange(self.bw) * b + b // 2, rect.w - 1)]
         cy = rect.map_y[np.minimum(np.arange(self.bh) * b + b // 2, rect.h - 1)][:, np.minimum(
             np.arange(self.bw) * b + b // 2, rect.w - 1)]
-        self._coarse_maps = cv2.convertMaps((cx + 0.5) / 4 - 0.5, (cy + 0.5) / 4 - 0.5, cv2.CV_16SC2)
+        m1, m2 = cv2.convertMaps((cx + 0.5) / 4 - 0.5, (cy + 0.5) / 4 - 0.5, cv2.CV_16SC2)
+        # only the part of the camera image the blocks sample is reduced (on a broadcast view the bed may fill
+        # half of it): a crop on 4-pixel boundaries, a sample's two taps and a spare pixel inside it, reduces
+        # to exactly the same values, and the maps' integer parts move by whole pixels
+        w4, h4 = self._small_size
+        self._crop = (0, 0, w4, h4)
+        if cam.width % 4 == 0 and cam.height % 4 == 0:
+            sx0, sy0 = (max(int(m1[..., k].min()) - 1, 0) for k in (0, 1))
+            sx1, sy1 = min(int(m1[..., 0].max()) + 3, w4), min(int(m1[..., 1].max()) + 3, h4)
+            if sx1 > sx0 + 1 and sy1 > sy0 + 1:
+                self._crop = (sx0, sy0, sx1, sy1)
+                m1 = (m1 - np.array([sx0, sy0], np.int16)).astype(np.int16)
+        self._coarse_maps = (m1, m2)
         self.planes: tuple[np.ndarray, np.ndarray, np.ndarray] = (
             np.zeros((rect.h, rect.w), np.uint8), np.zeros((rect.h, rect.w), np.uint8),
             np.zeros((rect.h, rect.w), np.uint8))
@@ -185,9 +209,11 @@ class ChangeRectifier:
     def coarse(self, frame: np.ndarray) -> np.ndarray:
         """(bh, bw) uint8 luma at the block centres, from the camera image averaged over 4x4 pixels."""
         layout = frame_layout(frame, self.rect.camera.width, self.rect.camera.height)
-        img = frame if layout == "bgr" else frame[: self.rect.camera.height]
+        img = frame if layout in ("bgr", "yuv") else frame[: self.rect.camera.height]
+        x0, y0, x1, y1 = self._crop
+        img = img[4 * y0 : 4 * y1, 4 * x0 : 4 * x1]
         # two exact halvings: OpenCV's fast path, several times faster than one 4x area resize
-        w4, h4 = self._small_size
+        w4, h4 = x1 - x0, y1 - y0
         small = cv2.resize(cv2.resize(img, (w4 * 2, h4 * 2), interpolation=cv2.INTER_AREA), (w4, h4),
                            interpolation=cv2.INTER_AREA)
         if layout == "bgr":

@@ -21,7 +21,81 @@ import numpy as np
 class SourceFrame:
     index: int
     t: float  # seconds from the start of the stream
-    image: np.ndarray  # BGR (H, W, 3) or I420 (H * 3 / 2, W) uint8
+    image: np.ndarray  # BGR (H, W, 3), I420 (H * 3 / 2, W) uint8, or a YUVFrame (H, W) with its chroma planes
+
+
+class YUVFrame(np.ndarray):
+    """A planar YUV 4:2:0 frame as the decoder left it, without a copy: the array is the luma plane (H, W),
+    `u` and `v` its chroma planes (H / 2, W / 2). The arrays view the decoder's own buffers (kept alive by
+    them), so handing a frame to vision costs nothing; `i420` makes the contiguous (H * 3 / 2, W) copy."""
+
+    u: np.ndarray
+    v: np.ndarray
+
+    def __array_finalize__(self, obj: object) -> None:
+        self.u = getattr(obj, "u", None)  # type: ignore[assignment]
+        self.v = getattr(obj, "v", None)  # type: ignore[assignment]
+
+    def i420(self) -> np.ndarray:
+        """The contiguous I420 (H * 3 / 2, W) uint8 array (a copy)."""
+        h, w = self.shape
+        out = np.empty((h * 3 // 2, w), np.uint8)
+        out[:h] = self
+        chroma = out[h:].reshape(2, h // 2, w // 2)
+        chroma[0], chroma[1] = self.u, self.v
+        return out
+
+
+def _plane(plane: av.video.plane.VideoPlane, width: int, height: int) -> np.ndarray:
+    """A (height, width) uint8 view of one decoder plane (rows may be padded to its line size)."""
+    return np.frombuffer(memoryview(plane), np.uint8).reshape(-1, plane.line_size)[:height, :width]
+
+
+def yuv_frame(frame: av.VideoFrame) -> np.ndarray:
+    """The decoder's yuv420p frame as a YUVFrame (no copy), or a BGR (H, W, 3) array for any other format
+    or an odd size (whose chroma planes do not halve evenly)."""
+    w, h = frame.width, frame.height
+    if frame.format.name != "yuv420p" or w % 2 or h % 2:
+        return frame.to_ndarray(format="bgr24")
+    y = _plane(frame.planes[0], w, h).view(YUVFrame)
+    y.u = _plane(frame.planes[1], w // 2, h // 2)
+    y.v = _plane(frame.planes[2], w // 2, h // 2)
+    return y
+
+
+def bgr_of(image: np.ndarray) -> np.ndarray:
+    """BGR pixels of a frame given as BGR (H, W, 3), planar I420 (H * 3 / 2, W) or a YUVFrame."""
+    if isinstance(image, YUVFrame):
+        image = image.i420()
+    if image.ndim == 3:
+        return image
+    return cv2.cvtColor(image, cv2.COLOR_YUV2BGR_I420)
+
+
+def small_bgr(image: np.ndarray, width: int) -> np.ndarray:
+    """A BGR picture of a frame about `width` px wide (the height rounded to even): from a planar frame the
+    planes are shrunk first and then converted, a fraction of converting the whole frame. A BGR frame comes
+    back as it is (the caller resizes)."""
+    if image.ndim == 3:
+        return image
+    y: np.ndarray
+    if isinstance(image, YUVFrame):
+        y, u, v = image, image.u, image.v
+        h, w = y.shape
+    else:
+        h, w = image.shape[0] * 2 // 3, image.shape[1]
+        y, (u, v) = image[:h], image[h:].reshape(2, h // 2, w // 2)
+    sw = width - width % 2
+    if sw >= w or sw < 2:
+        return bgr_of(image)
+    sh = max(2, round(h * sw / w))
+    sh += sh % 2
+    out = np.empty((sh * 3 // 2, sw), np.uint8)
+    out[:sh] = cv2.resize(y, (sw, sh), interpolation=cv2.INTER_AREA)
+    chroma = out[sh:].reshape(2, sh // 2, sw // 2)
+    chroma[0] = cv2.resize(u, (sw // 2, sh // 2), interpolation=cv2.INTER_AREA)
+    chroma[1] = cv2.resize(v, (sw // 2, sh // 2), interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(out, cv2.COLOR_YUV2BGR_I420)
 
 
 class FrameSource(Protocol):
@@ -36,9 +110,10 @@ class FrameSource(Protocol):
 
 
 class FileSource:
-    """Decode a file with PyAV. `i420=True` hands out the decoder's planar YUV without a colour conversion
-    (the detector reads it directly, which is faster); `threads` 0 lets FFmpeg choose. `fast=True` skips
-    H.264's deblocking filter: about a fifth less decode time, block edges that a 4 mm grid does not see."""
+    """Decode a file with PyAV. `i420=True` hands out the decoder's planar YUV as a YUVFrame, without a copy
+    or a colour conversion (the detector reads it directly, which is faster); `threads` 0 lets FFmpeg choose.
+    `fast=True` skips H.264's deblocking filter: about a fifth less decode time, block edges that a 4 mm grid
+    does not see."""
 
     def __init__(self, path: str | Path, i420: bool = True, threads: int = 0, fast: bool = False) -> None:
         self.path = Path(path)
@@ -71,10 +146,7 @@ class FileSource:
             try:
                 for frame in container.decode(stream):
                     t = float(frame.pts * tb) if frame.pts is not None else index / self.fps
-                    if self.i420 and frame.format.name == "yuv420p":
-                        img = frame.to_ndarray()
-                    else:
-                        img = frame.to_ndarray(format="bgr24")
+                    img = yuv_frame(frame) if self.i420 else frame.to_ndarray(format="bgr24")
                     yield SourceFrame(index, t, img)
                     index += 1
             except (av.error.FFmpegError, ValueError, EOFError) as exc:

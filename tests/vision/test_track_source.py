@@ -39,7 +39,9 @@ def test_file_source_reads_i420_and_bgr(video: Path) -> None:
     i420 = list(FileSource(video, i420=True))
     bgr = list(FileSource(video, i420=False))
     assert len(i420) == len(bgr) == N
-    assert i420[0].image.shape == (H * 3 // 2, W) and bgr[0].image.shape == (H, W, 3)
+    # planar frames come as the decoder's planes (a YUVFrame: the Y plane, with .u and .v), no copy
+    assert i420[0].image.shape == (H, W) and i420[0].image.i420().shape == (H * 3 // 2, W)
+    assert bgr[0].image.shape == (H, W, 3)
     assert np.all(np.diff([f.t for f in i420]) > 0)
 
 

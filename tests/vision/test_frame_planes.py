@@ -1,0 +1,78 @@
+"""The decoder's planes reach vision without a copy and give exactly what the contiguous I420 array gives;
+the coarse change grid reduces only the part of the frame it samples, with the same values as the whole."""
+
+from __future__ import annotations
+
+import av
+import cv2
+import numpy as np
+import pytest
+
+from calibration.table import Table
+from synthetic.render import default_camera, get_style, render_frame
+from vision.rectify import ChangeRectifier, Rectifier
+from vision.source import YUVFrame, bgr_of, small_bgr, yuv_frame
+
+TABLE = Table.load("pyramid-12ft")
+R = TABLE.ball_radius
+W, H = 640, 360
+
+
+def planes_frame(i420: np.ndarray) -> np.ndarray:
+    """The frame as the decoder hands it out: an av.VideoFrame's own planes."""
+    return yuv_frame(av.VideoFrame.from_ndarray(i420, format="yuv420p"))
+
+
+def test_yuv_frame_views_the_planes_and_converts_like_i420() -> None:
+    yy, xx = np.mgrid[0:96, 0:160]
+    bgr = np.dstack([xx * 1.5, yy * 2.5, 255 - xx]).astype(np.uint8)  # smooth: shrinking commutes nearly
+    i420 = cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420)
+    yf = planes_frame(i420)
+    assert isinstance(yf, YUVFrame) and yf.shape == (96, 160) and yf.u.shape == yf.v.shape == (48, 80)
+    assert np.array_equal(yf.i420(), i420)
+    assert np.array_equal(bgr_of(yf), cv2.cvtColor(i420, cv2.COLOR_YUV2BGR_I420))
+    small = small_bgr(yf, 41)  # odd widths and heights round to even (I420 halves both)
+    assert small.shape == (24, 40, 3) and np.array_equal(small, small_bgr(i420, 41))
+    full = cv2.resize(bgr_of(i420), (40, 24), interpolation=cv2.INTER_AREA).astype(int)
+    assert np.abs(small.astype(int) - full).mean() < 3  # the same picture, shrunk in another order
+
+
+@pytest.fixture(scope="module")
+def frames() -> tuple[object, list[np.ndarray]]:
+    """Two I420 frames of one camera: balls at rest, then a bright disc (a ball rolled in) on the bed."""
+    cam = default_camera(TABLE, width=W, height=H, seed=3)
+    img = render_frame(TABLE, cam, {"C": (-300.0, 100.0, R), "1": (500.0, -200.0, R)}, style=get_style("default"),
+                       seed=3)
+    moved = img.copy()
+    u, v = cam.project(np.array([[0.0, 0.0, R]]))[0]
+    cv2.circle(moved, (round(u), round(v)), 6, (230, 230, 230), -1)
+    return cam, [cv2.cvtColor(x, cv2.COLOR_BGR2YUV_I420) for x in (img, moved)]
+
+
+def test_rectifier_reads_planes_exactly_as_i420(frames: tuple[object, list[np.ndarray]]) -> None:
+    cam, i420s = frames
+    rect = Rectifier(cam, TABLE)  # type: ignore[arg-type]
+    a, b = ChangeRectifier(rect), ChangeRectifier(rect)
+    for i420 in i420s:
+        pa = [p.copy() for p in a.update(i420)]
+        pb = b.update(planes_frame(i420))
+        assert all(np.array_equal(x, y) for x, y in zip(pa, pb, strict=True))
+        assert np.array_equal(a.changed, b.changed)
+    assert not a.full and 0 < a.resampled_share < 0.2  # the second frame re-sampled only around the disc
+
+
+def test_coarse_grid_of_the_cropped_frame_equals_the_whole(frames: tuple[object, list[np.ndarray]]) -> None:
+    cam, i420s = frames
+    cr = ChangeRectifier(Rectifier(cam, TABLE))  # type: ignore[arg-type]
+    assert cr._crop != (0, 0, W // 4, H // 4)  # the bed does not fill this view: a real crop
+    rect, b = cr.rect, cr.BLOCK
+    rows = np.minimum(np.arange(cr.bh) * b + b // 2, rect.h - 1)
+    cols = np.minimum(np.arange(cr.bw) * b + b // 2, rect.w - 1)
+    cx, cy = rect.map_x[rows][:, cols], rect.map_y[rows][:, cols]
+    m1, m2 = cv2.convertMaps((cx + 0.5) / 4 - 0.5, (cy + 0.5) / 4 - 0.5, cv2.CV_16SC2)
+    for i420 in i420s:
+        small = cv2.resize(cv2.resize(i420[:H], (W // 2, H // 2), interpolation=cv2.INTER_AREA), (W // 4, H // 4),
+                           interpolation=cv2.INTER_AREA)
+        whole = cv2.remap(small, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        assert np.array_equal(cr.coarse(i420), whole)
+        assert np.array_equal(cr.coarse(planes_frame(i420)), whole)
