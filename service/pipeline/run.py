@@ -19,7 +19,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from calibration.table import Table
-from rules.events import Event, EventType, read_jsonl
+from rules.events import Event, EventType, opens_shot, read_jsonl
 from service import judging
 from service.pipeline import checkpoint as ck
 from service.pipeline import identity
@@ -220,8 +220,9 @@ class _Run:
         if e.type is EventType.SHOT_START:
             if "opening" not in self.info:
                 self.start_match(e)
-            self._tell_perception("shot_started")
-            self.recorder.start(image())
+            if opens_shot(e) or not self.recorder.active:  # a doubtful stroke inside a shot opens none (engine)
+                self._tell_perception("shot_started")
+                self.recorder.start(image())
         elif e.type is EventType.BALL_CONTACT and e.balls:
             self.recorder.add_contact(self._px_at(e.frame).get(e.balls[0]))
         self.write_event(e)

@@ -227,3 +227,32 @@ def test_a_doubtful_stroke_inside_a_shot_opens_no_shot_in_the_report() -> None:
     assert [s.verdict.explanation if s.verdict else None for s in shots] == ["first", "second"]
     lone = Event(EventType.SHOT_START, 5.0, 150, confidence=0.3, ball="C", extra={"start_confidence": 0.3})
     assert len(group_shots([*events, lone], verdicts)) == 3  # with no shot open it opens one, as in the engine
+
+
+def test_a_doubtful_stroke_inside_a_shot_starts_no_shot_picture(make_clip, tmp_path: Path) -> None:
+    """The recorder (shot pictures, the tracker's shot_started) follows the engine's shot numbering too."""
+    import numpy as np
+    from svc_fakes import ScriptedDetector
+
+    from calibration.table import Table
+    from rules.events import Event
+    from service.pipeline.run import Stages
+    from vision.types import BallStates
+
+    class DoubtfulDetector(ScriptedDetector):
+        def update(self, states: BallStates) -> list[Event]:
+            if states.frame % 40 == 10:  # between the start (5) and the end (30) of each scripted shot
+                return [Event(EventType.SHOT_START, states.t, states.frame, confidence=0.3, ball="1",
+                              extra={"start_confidence": 0.3})]
+            return super().update(states)
+
+    def stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+        base = scripted_stages(cfg, table, image, fps)
+        return Stages(base.calibration, base.perception, DoubtfulDetector())
+
+    out = tmp_path / "out"
+    analyze(AnalyzeConfig(make_clip("clip.mp4", 90), out, annotate=False), None, stages, counting_judge)
+    # shots open at frames 5, 45 and 85; the doubtful starts at 10 and 50 open none
+    assert sorted(p.name for p in (out / "shots").glob("shot-*.jpg")) == ["shot-001.jpg", "shot-002.jpg",
+                                                                          "shot-003.jpg"]
+    assert (out / "report.html").read_text().count('id="shot-') == 3
