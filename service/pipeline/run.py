@@ -34,9 +34,10 @@ from service.pipeline.components import (
 )
 from service.pipeline.opening import decide_opening
 from service.pipeline.timing import FrameVerdict, TimingMonitor
-from service.pipeline.video import ReadStatus, concat_parts, is_i420, probe, read_frames, to_bgr
+from service.pipeline.video import ReadStatus, concat_parts, is_i420, probe, read_frames
 from service.report.annotate import Annotator
 from service.report.shots import ShotRecorder
+from vision.source import bgr_of, small_bgr
 from vision.types import BallState
 
 
@@ -115,8 +116,13 @@ class _Lazy:
 
     def __call__(self) -> np.ndarray:
         if self._bgr is None:
-            self._bgr = to_bgr(self._image)
+            self._bgr = bgr_of(self._image)  # I420 or the decoder's planes (a YUVFrame)
         return self._bgr
+
+    def small_for(self, width: int) -> Callable[[], np.ndarray]:
+        """A picture about `width` px wide, when called: the full one when it was made anyway, else one
+        converted from shrunk planes (a strip picture does not need a whole 1080p frame converted)."""
+        return lambda: self._bgr if self._bgr is not None else small_bgr(self._image, width)
 
 
 def _project(cal: CalibrationView, states: Any) -> dict[str, tuple[float, float]]:
@@ -372,7 +378,7 @@ def analyze(
             # Pixel positions only feed pictures: skip the projection when nothing will be drawn.
             px = _project(stages.calibration, states) if run.annotator or run.recorder.active else {}
             run.px_history.append((fr.index, px))
-            run.recorder.add_frame(bgr, px)
+            run.recorder.add_frame(bgr.small_for(run.recorder.strip_width), px)  # it resizes what it gets
             at_rest = False
             for e in stages.detector.update(states):
                 run.on_event(e, bgr)
