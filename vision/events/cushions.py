@@ -64,17 +64,39 @@ class Boundary:
     def distance(self, p: np.ndarray) -> np.ndarray:
         return self.closest(p)[0].min(axis=-1)
 
+    def near(self, p: np.ndarray, off: np.ndarray) -> np.ndarray:
+        """Distance to the segments whose `off` is 0 (the others carry +inf)."""
+        return (self.closest(p)[0] + off).min(axis=-1)
+
+
+def _minima(hist: History, bound: Boundary, m: int, radius: float, s: EventSettings) -> np.ndarray:
+    """(B, S): ball b's sampled distance to nose segment k has a local minimum at counter m, near R.
+
+    Per segment, not to the boundary as a whole: a ball driven into a corner meets both of its cushions
+    within a frame or two, and the distance to the nearer one hides the second approach."""
+    xy, ok = hist.filled(m - 1, m + 1)
+    d = bound.closest(np.nan_to_num(xy, nan=1e9))[0]  # (3, B, S)
+    step = np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0
+    near = d[1] <= radius + s.contact_gate_mm + step[:, None]
+    return np.asarray(ok[:, None] & near & (d[1] <= d[0]) & (d[1] < d[2]))
+
+
+def _other_nose(hist: History, bound: Boundary, ball: int, m: int, i: int, reach: float) -> bool:
+    """Does the ball come within `reach` (plus a frame's run) of a nose other than segment i around m?"""
+    t, xy = hist.track(ball, m - 2, m + 2)
+    if len(t) < 2:
+        return False
+    step = float(np.max(np.linalg.norm(np.diff(xy, axis=0), axis=-1)))
+    return bool(np.delete(bound.closest(xy)[0], i, axis=-1).min() <= reach + step)
+
 
 def touch_candidates(
     hist: History, rest: RestLookup, bound: Boundary, m: int, radius: float, s: EventSettings
 ) -> list[int]:
-    """Balls whose sampled distance to the boundary has a local minimum at counter m, near R."""
+    """Balls whose sampled distance to a nose segment has a local minimum at counter m, near R."""
     if not (hist.has(m - 1) and hist.has(m + 1)):
         return []
-    xy, ok = hist.filled(m - 1, m + 1)
-    d = bound.distance(np.nan_to_num(xy, nan=1e9))  # (3, B)
-    step = np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0
-    hit = ok & (d[1] <= radius + s.contact_gate_mm + step) & (d[1] <= d[0]) & (d[1] < d[2])
+    hit = _minima(hist, bound, m, radius, s).any(axis=1)
     t_m = hist.time(m)
     return [int(b) for b in np.nonzero(hit)[0] if rest.moving_at(int(b), t_m)]
 
@@ -105,43 +127,65 @@ def verify_touch(
             j, (pc,) = short
     dt = 1.0 / fps
     t_lo, t_hi = hist.time(min(j, m)) - dt, hist.time(max(j, m)) + 2 * dt
+    # only the segments this ball comes closest to at m: in a corner each cushion has its own approach
+    segs = _minima(hist, bound, m, radius, s)[ball]
+    off = np.where(segs if segs.any() else True, 0.0, np.inf)
 
-    def dist(ts: np.ndarray) -> np.ndarray:
-        return bound.distance(pc.pre.at(ts))
-
-    t_touch, d_min, t_min = first_time_within(dist, t_lo, t_hi, radius)
-    margin = d_min - radius
-    if t_touch is None:
+    def locate(pc: Pieces) -> tuple[float, float, np.ndarray]:
+        """(touch time, closest approach of the incoming line minus R, centre at the touch)."""
+        t_touch, d_min, t_min = first_time_within(lambda ts: bound.near(pc.pre.at(ts), off), t_lo, t_hi, radius)
+        if t_touch is not None:
+            return t_touch, d_min - radius, pc.pre.at(t_touch)
         t_k = pc.kink_time()
         t_c = float(np.clip(t_k, t_lo, t_hi)) if t_k is not None else t_min
-        p = pc.post.at(t_c)
-    else:
-        t_c = t_touch
-        p = pc.pre.at(t_c)
+        return t_c, d_min - radius, pc.post.at(t_c)
+
+    t_c, margin, p = locate(pc)
     dists, pts, par = bound.closest(p)
-    i = int(np.argmin(dists))
+    i = int(np.argmin(dists + off))
     n = p - pts[i]
     norm = float(np.hypot(*n))
     if norm <= 1e-9:
         return None
     n = n / norm
-    if float(np.dot(pc.pre.v, n)) > 2 * pc.pre.sigma_v + s.kink_min_mm_s:
-        return None  # moving away from the boundary already: not a bounce off it
-    impulse = float(np.dot(pc.dv, n))
-    z = impulse / max(pc.sigma_dv, 1e-9)
-    t_k = pc.kink_time()
-    # where the incoming line was at the kink, to within its own uncertainty (a short piece is not sure)
-    slack = s.contact_gate_mm + 2.0 * (pc.pre.sigma_v * abs(t_k - pc.pre.t0) if t_k is not None else 0.0)
-    near_nose = t_k is None or abs(float(bound.distance(pc.pre.at(t_k))) - radius) <= slack
-    if z >= s.kink_z and t_k is not None and abs(t_k - t_c) < 3 * dt and not near_nose:
-        return None  # the kink happened away from the nose: a ball made it
-    conf, review = kink_confidence(z, impulse, margin, s)
-    if conf <= 0.0:
-        return None
     end = 0 if par[i] <= 1e-6 else 1 if par[i] >= 1 - 1e-6 else -1
     jaw = bound.jaw.get((i, end)) if end >= 0 else None
-    idc = float(hist.id_conf[j % hist.size, ball])
-    return Touch(ball, float(t_c), bound.names[i], jaw, z, margin, conf * idc, review, pc)
+    corner = _other_nose(hist, bound, ball, m, i, radius + s.contact_gate_mm)
+
+    def judge(j: int, pc: Pieces, t_c: float, margin: float) -> Touch | None:
+        if corner and float(np.dot(pc.post.v, n)) <= 0.0:
+            return None  # not leaving this nose: the kink is the other cushion's
+        if float(np.dot(pc.pre.v, n)) > 2 * pc.pre.sigma_v + s.kink_min_mm_s:
+            return None  # moving away from the boundary already: not a bounce off it
+        impulse = float(np.dot(pc.dv, n))
+        z = impulse / max(pc.sigma_dv, 1e-9)
+        t_k = pc.kink_time()
+        # where the incoming line was at the kink, to within its own uncertainty (a short piece is not sure)
+        slack = s.contact_gate_mm + 2.0 * (pc.pre.sigma_v * abs(t_k - pc.pre.t0) if t_k is not None else 0.0)
+        near_nose = t_k is None or abs(float(bound.near(pc.pre.at(t_k), off)) - radius) <= slack
+        if z >= s.kink_z and t_k is not None and abs(t_k - t_c) < 3 * dt and not near_nose:
+            return None  # the kink happened away from the nose: a ball made it
+        conf, review = kink_confidence(z, impulse, margin, s)
+        if conf <= 0.0:
+            return None
+        idc = float(hist.id_conf[j % hist.size, ball])
+        return Touch(ball, float(t_c), bound.names[i], jaw, z, margin, conf * idc, review, pc)
+
+    found_2d = judge(j, pc, t_c, margin)
+    if found_2d is not None or not corner:
+        return found_2d
+    # a corner: the two bounces may be a frame apart, one kink to the eye. Along this nose's normal the
+    # other (perpendicular) bounce leaves the speed unchanged, so the track projected on it shows this
+    # bounce alone; it is one only if the ball leaves this nose (a bounce reverses the normal speed, the
+    # other cushion's friction only slows it along it; a slow ball leaves within a noise sigma or two of
+    # the nose, so the sign is what is asked)
+    off = np.where(np.arange(len(off)) == i, 0.0, np.inf)
+    along = best_split(hist, rest, s, (ball,), range(m - 2, m + 2), n_lo, n_hi, axis=(pts[i], n))
+    if along is None or along[1][0].at_rest_before:
+        return None
+    j, (pc,) = along
+    t_c, margin, _ = locate(pc)
+    return judge(j, pc, t_c, margin)
 
 
 def driven_into(
