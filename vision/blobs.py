@@ -98,12 +98,19 @@ def disc_mean(img: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray
     if len(c) == 0:
         return np.zeros(0)
     h, w = img.shape
+    dy, dx = _disc_offsets(radius)
+    iy = np.clip(c[:, 1:2] + dy[None, :], 0, h - 1)
+    ix = np.clip(c[:, 0:1] + dx[None, :], 0, w - 1)
+    return img[iy, ix].mean(axis=1).astype(float)
+
+
+@functools.lru_cache(maxsize=8)
+def _disc_offsets(radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column offsets of the pixels within `radius` of a centre pixel (row-major order)."""
     n = int(np.ceil(radius))
     yy, xx = np.mgrid[-n : n + 1, -n : n + 1]
     keep = yy * yy + xx * xx <= radius * radius
-    iy = np.clip(c[:, 1:2] + yy[keep][None, :], 0, h - 1)
-    ix = np.clip(c[:, 0:1] + xx[keep][None, :], 0, w - 1)
-    return img[iy, ix].mean(axis=1).astype(float)
+    return yy[keep], xx[keep]
 
 
 def ring_support(mask: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:

@@ -62,6 +62,7 @@ class BallDetector:
         self.cloth = ClothModel(block_px=int(500 / self.config.mm_per_px), rate=self.config.bg_rate)
         self.colour_rule = colour_rule or ColourRule()
         self.r_px = self.rect.radius_px
+        self._camera_centre = self.camera.centre_mm  # a property that solves for it: once, the camera is fixed
         self.occluder_mask = np.zeros((self.rect.h, self.rect.w), np.uint8)  # rectified, 255 = occluder
         self._occluder_spare = np.zeros_like(self.occluder_mask)  # last frame's, swapped in (no copy)
         self.last_planes: Planes | None = None
@@ -351,7 +352,7 @@ class BallDetector:
         cls = classify(stats, self.colour_rule)
         xy_px = self.rect.image_px(xy_mm)
         dist = np.linalg.norm(
-            np.hstack([xy_mm, np.full((len(xy_mm), 1), self.rect.z_mm)]) - self.camera.centre_mm, axis=1
+            np.hstack([xy_mm, np.full((len(xy_mm), 1), self.rect.z_mm)]) - self._camera_centre, axis=1
         )
         radius_px = self.camera.K[0, 0] * self.table.ball_radius / dist
         patches = self._patches(frame, xy_px, radius_px)
