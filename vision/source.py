@@ -73,9 +73,9 @@ def bgr_of(image: np.ndarray) -> np.ndarray:
 
 
 def small_bgr(image: np.ndarray, width: int) -> np.ndarray:
-    """A BGR picture of a frame about `width` px wide (the height rounded to even): from a planar frame the
-    planes are shrunk first and then converted, a fraction of converting the whole frame. A BGR frame comes
-    back as it is (the caller resizes)."""
+    """A BGR picture of a frame at least `width` px wide, the caller resizing it further: a planar frame is
+    halved (OpenCV's fast exact 2x area path) while it stays that wide and its planes halve evenly, and only
+    then converted, a fraction of converting the whole frame. A BGR frame comes back as it is."""
     if image.ndim == 3:
         return image
     y: np.ndarray
@@ -85,16 +85,19 @@ def small_bgr(image: np.ndarray, width: int) -> np.ndarray:
     else:
         h, w = image.shape[0] * 2 // 3, image.shape[1]
         y, (u, v) = image[:h], image[h:].reshape(2, h // 2, w // 2)
-    sw = width - width % 2
-    if sw >= w or sw < 2:
+    k = 0
+    while w >> (k + 1) >= width and w % (1 << (k + 2)) == 0 and h % (1 << (k + 2)) == 0:
+        k += 1
+    if k == 0:
         return bgr_of(image)
-    sh = max(2, round(h * sw / w))
-    sh += sh % 2
+    planes = [y, u, v]
+    for _ in range(k):
+        planes = [cv2.resize(p, (p.shape[1] // 2, p.shape[0] // 2), interpolation=cv2.INTER_AREA) for p in planes]
+    sh, sw = planes[0].shape
     out = np.empty((sh * 3 // 2, sw), np.uint8)
-    out[:sh] = cv2.resize(y, (sw, sh), interpolation=cv2.INTER_AREA)
+    out[:sh] = planes[0]
     chroma = out[sh:].reshape(2, sh // 2, sw // 2)
-    chroma[0] = cv2.resize(u, (sw // 2, sh // 2), interpolation=cv2.INTER_AREA)
-    chroma[1] = cv2.resize(v, (sw // 2, sh // 2), interpolation=cv2.INTER_AREA)
+    chroma[0], chroma[1] = planes[1], planes[2]
     return cv2.cvtColor(out, cv2.COLOR_YUV2BGR_I420)
 
 

@@ -31,10 +31,11 @@ def test_yuv_frame_views_the_planes_and_converts_like_i420() -> None:
     assert isinstance(yf, YUVFrame) and yf.shape == (96, 160) and yf.u.shape == yf.v.shape == (48, 80)
     assert np.array_equal(yf.i420(), i420)
     assert np.array_equal(bgr_of(yf), cv2.cvtColor(i420, cv2.COLOR_YUV2BGR_I420))
-    small = small_bgr(yf, 41)  # odd widths and heights round to even (I420 halves both)
-    assert small.shape == (24, 40, 3) and np.array_equal(small, small_bgr(i420, 41))
+    small = small_bgr(yf, 30)  # halved twice (96 x 160 -> 24 x 40: 40 >= 30, a third halving would not be)
+    assert small.shape == (24, 40, 3) and np.array_equal(small, small_bgr(i420, 30))
     full = cv2.resize(bgr_of(i420), (40, 24), interpolation=cv2.INTER_AREA).astype(int)
     assert np.abs(small.astype(int) - full).mean() < 3  # the same picture, shrunk in another order
+    assert small_bgr(yf, 100).shape == (96, 160, 3)  # no halving keeps 100 px: the whole frame
 
 
 @pytest.fixture(scope="module")
