@@ -198,7 +198,7 @@ def _from_rest(
     found = best_split(hist, rest, s, (x,), splits, n_lo, n_hi) if splits else None
     if found is None:
         return None
-    _, (px,) = found
+    j, (px,) = found
     v = px.post.v
     speed = float(np.hypot(*v))
     z = speed / max(px.post.sigma_v, 1e-9)
@@ -215,7 +215,7 @@ def _from_rest(
     u = rel / max(dist, 1e-9)
     step = float(np.max(np.hypot(*np.diff(xy_o, axis=0).T))) if len(t_o) > 1 else 0.0
     if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < np.cos(np.radians(40.0)) * speed:
-        return None
+        return _first_step(hist, rest, s, x, other, j, px, n_lo, n_hi, radius, fps)
     margin = dist - 2 * radius
     if _through_neighbour(hist, rest, x, other, anchor, p_o, t_c - 1.0 / fps, dist, radius, s):
         return None
@@ -230,6 +230,59 @@ def _from_rest(
     po = fixed_pieces(hist, s, other, t_o, xy_o, t_c, rest.anchor_at(other, t_c - 1.0 / fps) is not None)
     idc = float(min(hist.id_conf[m % hist.size, a], hist.id_conf[m % hist.size, b]))
     return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px))
+
+
+def _first_step(
+    hist: History,
+    rest: RestLookup,
+    s: EventSettings,
+    x: int,
+    other: int,
+    j: int,
+    px: Pieces,
+    n_lo: int,
+    n_hi: int,
+    radius: float,
+    fps: float,
+) -> Contact | None:
+    """x turned within its first frame of motion (off a cushion it lay near, or into another ball), so its
+    fitted start line points elsewhere: its first step alone, from the rest anchor to the first sample,
+    runs along the line of centres. The contact is when the striker's incoming line reaches 2R from the
+    anchor, between x's last rest sample and its first moving one; it must reach it in that interval."""
+    anchor = px.pre.p0
+    t_x, xy_x = hist.track(x, j + 1, n_hi)
+    if len(t_x) == 0 or rest.anchor_at(other, hist.time(j)) is not None:
+        return None  # a striker at rest has no incoming line
+    first = xy_x[0] - anchor
+    run = float(np.hypot(*first))
+    if run <= s.onset_mm:
+        return None  # the first step is within the rest noise: no direction
+    t_o, xy_o = hist.track(other, n_lo, j)
+    run_in = np.array([rest.anchor_at(other, float(t)) is None for t in t_o], dtype=bool)
+    t_o, xy_o = t_o[run_in], xy_o[run_in]  # its incoming run only (not the rest before its own stroke)
+    pre = fit_line(t_o, xy_o, noise_model(s)) if len(t_o) >= 2 else None
+    if pre is None:
+        return None
+    t_j = hist.time(j)
+
+    def dist(ts: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(pre.at(ts) - anchor, axis=-1)
+
+    t_c, d_min, _ = first_time_within(dist, t_j - 0.5 / fps, float(t_x[0]), 2 * radius)
+    if t_c is None or t_c >= float(t_x[0]):
+        return None
+    u = anchor - pre.at(t_c)
+    u = u / max(float(np.hypot(*u)), 1e-9)
+    if float(np.dot(first, u)) < np.cos(np.radians(40.0)) * run:
+        return None
+    speed = run / max(float(t_x[0]) - t_c, 0.5 / fps)
+    conf, review = kink_confidence(s.kink_z, speed, min(d_min - 2 * radius, -s.review_band_mm - 1.0), s)
+    if conf <= 0.0:
+        return None
+    t_all, xy_all = hist.track(other, n_lo, n_hi)
+    po = fixed_pieces(hist, s, other, t_all, xy_all, t_c, False)
+    idc = float(min(hist.id_conf[j % hist.size, other], hist.id_conf[j % hist.size, x]))
+    return Contact(other, x, float(t_c), s.kink_z, speed, d_min - 2 * radius, u, conf * idc, review, (po, px))
 
 
 def _through_neighbour(
