@@ -33,13 +33,14 @@ UNSEEN_START_CONF = 0.3
 
 
 def seen_leaving(hist: History, o: Onset, seen_s: float) -> bool:
-    """Was the ball seen leaving: seen at rest, then on its first two samples off the rest position, none of
-    these more than `seen_s` apart (else the tracker lost it as it left: the start was not seen)."""
+    """Was the ball seen leaving: seen at rest, then on its first three samples off the rest position, none
+    of these more than `seen_s` apart (else the tracker lost it as it left, or right after: a hand or an arm
+    arriving over a ball shifts its centre a few mm, then hides it)."""
     before, _ = hist.track(o.ball, o.n_first - hist.size, o.n_first - 1)
     t, _ = hist.track(o.ball, o.n_first, min(hist.newest, o.n_first + hist.size))
-    if len(before) == 0 or len(t) < 2:
+    if len(before) == 0 or len(t) < 3:
         return False
-    return float(max(t[0] - before[-1], t[1] - t[0])) <= seen_s + 1e-9
+    return float(max(t[0] - before[-1], t[1] - t[0], t[2] - t[1])) <= seen_s + 1e-9
 
 
 def runs_back(hist: History, o: Onset, s: EventSettings) -> bool:
@@ -240,23 +241,34 @@ class StartLogic:
         return True
 
     def _resumed(self, o: Onset) -> bool:
-        """A slow start, soon after the ball came to rest, on along the way it was rolling: a crawl that
-        only looked still, so the ball is taken as moving all along."""
+        """A slow start, soon after the ball came to rest, on along the way it was rolling, or back off the
+        cushion nose it rolled into: a crawl that only looked still, so the ball is taken as moving all along."""
         t_stop, d = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2)))
         if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
             return False
         away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
         cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
-        return cos >= 0.5
+        if cos >= 0.5:
+            return True
+        # a slow ball that rolled into a cushion nose looks still for the frames of the touch, then leaves
+        # it the other way: a rebound, not a stop (the nose within the frozen tolerance plus the rest radius)
+        for name, _ in self.table.frozen_cushions(o.anchor, self.s.frozen_tol_mm + self.s.rest_radius_mm):
+            normal = np.asarray(self.table.cushions[name].normal)  # into the bed
+            if float(np.dot(d, normal)) < 0 and float(np.dot(away, normal)) > 0:
+                return True
+        return False
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving, just-hit or
         just-started ball outside the group within `cause_gap_mm` (its contact is then verified and reported)."""
         b, s, t = o.ball, self.s, o.t
+        # a slow ball is seen to start only once it has crept onset_mm: a contact that long before explains it
+        back = max(s.cause_window_s, min(s.onset_mm / max(o.speed, 1e-9), _RESUME_S))
         for (x, y), tc in self.last_pair.items():
             other = y if x == b else x
-            if b in (x, y) and abs(tc - t) <= s.cause_window_s and abs(self.hit_from.get((b, other), -np.inf) - tc) > 0:
-                return True  # a contact, unless it is this ball's own hit on a ball judged before it
+            own_hit = self.hit_from.get((b, other), -np.inf) == tc  # its own hit on a ball judged before it
+            if b in (x, y) and t - back <= tc <= t + s.cause_window_s and not own_hit:
+                return True
         members = {g.ball for g in group}
         caused = False
         c_here = self.hist.counter_at(t)
@@ -265,6 +277,8 @@ class StartLogic:
                 continue
             if t - self.jumps.get(a, -np.inf) <= _RESUME_S and self.motion.anchor_at(a, t) is None:
                 continue  # its track jumped: it is no ball running into this one
+            if abs(self.hit_from.get((b, a), -np.inf) - t) <= 2 * s.cause_window_s:
+                continue  # this ball set that one moving: that one is no cause of it
             tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
             if len(tk) == 0:
                 continue
