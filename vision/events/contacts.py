@@ -259,6 +259,14 @@ def _first_step(
         return None  # the first step is within the rest noise: no direction
     t_o, xy_o = hist.track(other, n_lo, j)
     run_in = np.array([rest.anchor_at(other, float(t)) is None for t in t_o], dtype=bool)
+    if run_in.sum() == 1 and not run_in[-1]:
+        return None
+    if run_in.sum() == 1 and len(t_o) >= 2:
+        # struck one frame before the hit (30 fps): the line from its rest centre through its one moving
+        # sample (dated at the last rest sample, so its speed is a lower bound and the contact no earlier)
+        run_in[-2] = True
+        xy_o = xy_o.copy()
+        xy_o[-2] = rest.anchor_at(other, float(t_o[-2]))
     t_o, xy_o = t_o[run_in], xy_o[run_in]  # its incoming run only (not the rest before its own stroke)
     pre = fit_line(t_o, xy_o, noise_model(s)) if len(t_o) >= 2 else None
     if pre is None:
