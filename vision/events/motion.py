@@ -23,6 +23,8 @@ _STOP_FIT_S = 1.2  # look-back of the stop fit: a rolling ball's last few cm at 
 _STOP_REACH_MM = 60.0  # ... over its last this many mm to the rest point (rolling, past any sliding)
 _STOP_AHEAD_S = 0.5  # a stop may be fitted this far past the last sample: a crawl that passed the rest test
 # (below rest_speed_mm_s, 20 mm/s, or a little above it with the noise) runs on for v/a, ~0.2-0.4 s
+_ROLL_DECEL_MM_S2 = 200.0  # rolling resistance slows a ball by at most this (cloth: 50-150 mm/s^2)
+_HIT_REACH_MM = 90.0  # centres closer than this may have touched (the largest balls, pyramid's, are 68 mm across)
 
 
 class Motion(StrEnum):
@@ -190,10 +192,39 @@ class MotionTracker:
         drift = fit_line(t, xy, self.s.noise_rest_mm)
         if drift is not None and drift.speed > self.s.rest_speed_mm_s:
             return None  # still crawling: compact over the window, but it would run on
+        if self._turning(b, n, float(t[0])):
+            return None
         t_stop = self.stop_time(b, n, float(t[0]), st.moving_since)
         st.status, st.anchor, st.anchor_n, st.rest_since = Motion.REST, mean, len(t), float(t[0])
         st.first_off, st.off_count = None, 0
         return Stop(b, t_stop, mean.copy(), st.moving_since)
+
+    def _turning(self, b: int, n: int, t_window: float) -> bool:
+        """Compact over the rest window, yet it came into it faster than rolling resistance can stop a ball
+        within the window, with no other ball near enough to have stopped it dead: a turn, not a rest. A soft
+        bounce off a cushion nose (it gives back a share of the speed) or a spin reversal looks still for a
+        window, in and out by a few mm; the motion on after it is the same motion."""
+        st = self.balls[b]
+        w = self.rest_frames
+        t, xy = self.hist.track(b, n - 2 * w + 1, n - w)
+        keep = t >= st.moving_since
+        t, xy = t[keep], xy[keep]
+        if len(t) < 3:
+            return False
+        fit = fit_line(t, xy, noise_model(self.s))
+        if fit is None:
+            return False
+        # the fastest it can be at the window's middle, having rolled from the fitted speed at fit.t0 (a crawl
+        # at rest_speed_mm_s passes the rest test)
+        stoppable = self.s.rest_speed_mm_s + _ROLL_DECEL_MM_S2 * (t_window - fit.t0 + self.s.rest_window_s / 2)
+        if fit.speed - 2.0 * fit.sigma_v <= stoppable:
+            return False
+        h = self.hist
+        k = np.arange(n - 2 * w + 1, n + 1) % h.size
+        ok = h.valid[k] & h.valid[k, b][:, None]
+        gap = np.linalg.norm(h.xy[k] - h.xy[k, b][:, None, :], axis=-1)
+        gap[:, b] = np.inf
+        return not bool(np.any(ok & (gap <= _HIT_REACH_MM)))
 
     def stop_time(self, b: int, n: int, t_window: float, t_moving: float) -> float:
         """When the ball stopped, from its last approach to rest (see `stop_fit`); `t_window` (the start of
@@ -259,9 +290,31 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     after = np.hypot(*np.diff(xy, axis=0).T) / np.maximum(np.diff(t), 1e-9)
     if max(step, float(np.max(after))) > MAX_SPEED_MM_S:
         return True  # no ball runs that fast: the track jumps, at the start or right after it
-    if step > float(np.max(after)) + JUMP_EXCESS_MM_S:
+    if step > float(np.max(after)) + JUMP_EXCESS_MM_S and not _handed_on(hist, o, xy[0], 2 * rest_radius_mm):
         return True  # a stroke leaves no faster than it runs on, give or take the noise
     still = float(np.max(np.hypot(*(xy - xy[0]).T))) <= rest_radius_mm
     if gap <= 2.5 / fps or not still:
         return False
     return True if t[-1] - t[0] >= (look - 0.5) / fps else None
+
+
+def _handed_on(hist: History, o: Onset, first: np.ndarray, moved_mm: float) -> bool:
+    """Did the ball pass speed on to another inside its first step? A ball at rest within reach of that step
+    (the segment from the rest position to the first centre seen off it) left its place (by more than
+    `moved_mm`, beyond a resting centre's scatter) over the same frames:
+    a hit in the first frame interval slows the striker at once, so its first step is faster than its run."""
+    h = o.n_first
+    ab = first - o.anchor
+    for b in range(len(hist.ids)):
+        if b == o.ball:
+            continue
+        t0, p0 = hist.track(b, h - 2, h - 1)
+        t1, p1 = hist.track(b, h, h + 2)
+        if not (len(t0) and len(t1)):
+            continue
+        q = p0[-1]
+        u = float(np.clip(np.dot(q - o.anchor, ab) / max(float(np.dot(ab, ab)), 1e-9), 0.0, 1.0))
+        near = float(np.hypot(*(q - (o.anchor + u * ab)))) <= _HIT_REACH_MM
+        if near and float(np.max(np.hypot(*(p1 - q).T))) > moved_mm:
+            return True
+    return False
