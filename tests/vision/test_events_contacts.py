@@ -142,3 +142,23 @@ def test_slow_push_through_a_line_of_touching_balls_reports_every_link(seed: int
     assert not extra, extra
     assert {frozenset(e.balls or ()) for e, _ in pairs} >= links, missed
 
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_object_ball_near_a_cushion_hit_at_30_fps_is_a_contact(seed: int) -> None:
+    """Ball 1 lies 20 mm off the rear nose; C drives it into the cushion at 30 fps, so it is back off the
+    cushion before its second sample and its fitted start points away from C (and C, struck two frames
+    before, has too short a run for its own kink). Its first step off the rest centre still runs along the
+    line of centres, and C's run-in reaches 2R just before it: a contact (fails before 34623a8)."""
+    obj = (1775.0 - R - 20.0, 200.0)
+    aim = np.array(obj) - 2 * R * np.array([np.cos(np.radians(-55)), np.sin(np.radians(-55))])
+    cue = aim - 200.0 * np.array([np.cos(np.radians(-55)), np.sin(np.radians(-55))])  # struck 2 frames before
+    v = 2500.0 * np.array([np.cos(np.radians(-55)), np.sin(np.radians(-55))])
+    sim = Sim(TABLE, fps=30.0).place("1", obj).place("C", (float(cue[0]), float(cue[1])))
+    res = sim.stroke(0.3, "C", (float(v[0]), float(v[1]))).run(2.0)
+    truth = _contacts(res.events)
+    assert truth and set(truth[0].balls or ()) == {"C", "1"}
+    states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=400 + seed))
+    found = [e for e in _contacts(detect_events(TABLE, 30.0, states)) if e.confidence >= 0.5]
+    pairs, missed, extra = match(truth[:1], found, 30.0)
+    assert len(pairs) == 1 and not extra, (missed, extra)
