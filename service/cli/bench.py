@@ -144,7 +144,8 @@ def _measured_on(name: str, res: dict[str, Any]) -> str:
             what += f" ({res['subset']})"
         return what
     if name == "events":
-        return f"{res.get('n_cases', '?')} {res.get('cases', '')} cases".strip()
+        label = str(res.get("cases", "")).split(" (")[0]  # "kinematic set (12 per kind, seed 0)" -> "kinematic set"
+        return f"{res.get('n_cases', '?')} cases, {label}" if label else f"{res.get('n_cases', '?')} cases"
     if name == "rules":
         return f"{res.get('n_shots', '?')} shots x {len(res.get('games', {}))} games"
     if name == "speed":
