@@ -277,9 +277,10 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     """Is the start `o` a jump of the tracked centre rather than a ball set moving? True when its first
     step off the rest position is faster than any ball runs, or much faster than the ball runs after it (a
     struck ball leaves at its highest speed and friction only slows it; a ball stopped dead at once by
-    another has set that one moving, so its start is caused), or when the ball was unseen (under the arm
-    or cue, lost) and is found elsewhere sitting still for `look` frames: no motion was seen at all. None
-    while it is found still but not yet for that long, or seen once only."""
+    another has set that one moving, so its start is caused), or when it is found off its rest position
+    sitting still for `look` frames (unseen meanwhile, under the arm or cue, or seen stepping there in one
+    frame and stopping dead with no ball hit): no rolling motion was seen. None while it is found still
+    but not yet for that long, or seen once only."""
     before, _ = hist.track(o.ball, o.n_first - hist.size, o.n_first - 1)
     t, xy = hist.track(o.ball, o.n_first, hist.newest)
     if len(t) < 3:
@@ -293,8 +294,13 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     if step > float(np.max(after)) + JUMP_EXCESS_MM_S and not _handed_on(hist, o, xy[0], 2 * rest_radius_mm):
         return True  # a stroke leaves no faster than it runs on, give or take the noise
     still = float(np.max(np.hypot(*(xy - xy[0]).T))) <= rest_radius_mm
-    if gap <= 2.5 / fps or not still:
+    if not still:
         return False
+    if gap <= 2.5 / fps and _handed_on(hist, o, xy[0], 2 * rest_radius_mm):
+        return False  # it passed its speed on to a ball in its first step (stopped dead by a full hit)
+    # seen leaving and still at once: a ball that rolled its first step (faster than onset_mm a frame, some
+    # 400 mm/s at 60 fps) runs on for decimetres, it cannot stop within a frame unless it hit a ball; so
+    # the centre moved without rolling (a hanging ball dropping into the pocket, a centroid shift)
     return True if t[-1] - t[0] >= (look - 0.5) / fps else None
 
 

@@ -8,7 +8,9 @@
   was near a pocket mouth and heading into it; off_table (0.6) when it was off the bed elsewhere.
 - A ball that rattles in the jaws and comes back is never marked gone, so it is not a pot (1.22.5).
 - A ball that comes to rest hanging in a mouth (centre farther out than a ball frozen to the cushion could
-  be) and drops later is a pot with extra {"hanging": true}, plus {"late": true} when the shot had ended (1.23).
+  be) and drops later is a pot with extra {"hanging": true}, plus {"late": true} when the shot had ended (1.23);
+  dropped also when it is still seen but with its centre past the mouth line (0.9: the tracker may keep seeing
+  a ball lying in the pocket).
 """
 
 from __future__ import annotations
@@ -44,9 +46,13 @@ class PotWatcher:
         self.last_xy = np.full((n_balls, 2), np.nan)
         self.prev_xy = np.full((n_balls, 2), np.nan)
         self.hanging: dict[int, str] = {}
+        self.left: dict[int, str] = {}  # balls that started from hanging in a mouth: the pocket
+        self.beyond: dict[int, str] = {}  # potted from hanging, still seen past the mouth line: the pocket
 
     def on_rest(self, b: int, anchor: np.ndarray) -> None:
         """Remember a ball resting in a pocket mouth (hanging)."""
+        if b in self.beyond:
+            return  # potted from hanging, lying in the pocket
         pocket = self.table.pocket_at(anchor)
         inside = min(self.table.half_length - abs(anchor[0]), self.table.half_width - abs(anchor[1]))
         if pocket is not None and inside < self.table.ball_radius - self.s.frozen_tol_mm:
@@ -55,7 +61,19 @@ class PotWatcher:
             self.hanging.pop(b, None)
 
     def on_start(self, b: int) -> None:
-        self.hanging.pop(b, None)
+        if b in self.hanging:
+            self.left[b] = self.hanging.pop(b)
+
+    def _past_mouth(self, b: int, xy: np.ndarray) -> str | None:
+        """The pocket of a ball that hung in its mouth, when its centre is now past the mouth line (off the
+        bed, where the physics pots a ball) by more than twice a resting centre's noise: it dropped, whatever
+        the tracker still sees of it in the pocket."""
+        name = self.hanging.get(b) or self.left.get(b) or self.beyond.get(b)
+        if name is None:
+            return None
+        pk = self.table.pockets[name]
+        depth = float(np.dot(xy - np.asarray(pk.mouth_centre), np.asarray(pk.outward)))
+        return name if depth > 2.0 * self.s.noise_rest_mm else None
 
     def update(self, hist: History, n: int, moving: np.ndarray, shot_running: bool) -> list[Gone]:
         k = n % hist.size
@@ -64,6 +82,16 @@ class PotWatcher:
         for b in range(len(self.gone)):
             code = BallState(int(hist.state[k, b]))
             if hist.valid[k, b]:
+                past = self._past_mouth(b, hist.xy[k, b])
+                if b in self.beyond and past is not None:
+                    continue  # potted, still seen in the pocket
+                if past is not None and not self.gone[b]:
+                    self.hanging[b] = past
+                    self.left.pop(b, None)
+                    out.append(self._pot(b, t_now - 0.5 / self.fps, 0.9, shot_running))
+                    self.gone[b], self.beyond[b] = True, past
+                    continue
+                self.beyond.pop(b, None)
                 if self.gone[b]:
                     self.gone[b] = False  # back in play (spotted, or it jumped back)
                 self.prev_xy[b] = self.last_xy[b]
