@@ -71,7 +71,12 @@ class StrokeLogic:
         if m - pre_n < h.oldest or m + 1 + post_n > h.newest:
             return
         t_m = h.time(m)
-        for b in range(len(self.ids)):
+        # the fits' own least-squares velocities for every ball at once: a stroke changes it by at least the
+        # early-stroke speed, and most moving balls are rejected here without a fit
+        v_a, n_a = _slopes(h, m - pre_n, m)
+        v_b, n_b = _slopes(h, m + 1, m + 1 + post_n)
+        cand = (n_a >= pre_n) & (n_b >= post_n) & (np.hypot(*(v_b - v_a).T) >= s.early_stroke_min_speed_mm_s)
+        for b in np.flatnonzero(cand).tolist():
             if not (self.motion.moving_at(b, t_m) and self.motion.moving_at(b, h.time(m - pre_n))):
                 continue  # moving all through the fit before: a start from rest is judged as an onset
             if t_m - self.kicked.get(b, -np.inf) < 4 * s.cause_window_s:
@@ -108,3 +113,20 @@ class StrokeLogic:
             ev = self._stroke(b, t_k, post.speed, anchors, KICK_CONF, {"struck_moving": True})
             self.last_hit[b] = max(self.last_hit[b], t_k)
             self._emit(ev)
+
+
+def _slopes(h: History, n0: int, n1: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every ball's least-squares velocity (B, 2) over its seen samples in counters n0..n1 (as `fit_line`
+    computes it), and how many samples it had (B,)."""
+    k = h.idx(n0, n1)
+    seen = h.valid[k]
+    w = seen.astype(float)  # (K, B)
+    count = w.sum(axis=0)
+    safe = np.maximum(count, 1.0)
+    t = h.t[k][:, None]
+    dt = (t - (w * t).sum(axis=0) / safe) * w
+    xy = np.where(seen[..., None], h.xy[k], 0.0)
+    xy_m = xy.sum(axis=0) / safe[:, None]
+    sxx = np.maximum((dt * dt).sum(axis=0), 1e-12)
+    v = np.einsum("kb,kbc->bc", dt, xy - xy_m) / sxx[:, None]
+    return v, count
