@@ -89,27 +89,37 @@ class LineWatcher:
         """Crossings confirmed at counter m by the smoothed centres of the moving balls. The smoothing line
         is fitted on the samples between the ball's kinks (`kinks`: times of its contacts and touches),
         so a short excursion over the line before a bounce back is not averaged away."""
-        out = []
+        out: list[Crossing] = []
         t_m = hist.time(m)
-        gone = np.isin(hist.state[m % hist.size], (BallState.POTTED, BallState.OFF_TABLE))
-        self.side[gone] = _UNKNOWN  # off the bed: a ball put back is placed, not rolled there
-        self.start_off[gone] = np.nan
-        for b in np.nonzero(moving)[0]:
+        code = hist.state[m % hist.size]
+        gone = (code == BallState.POTTED) | (code == BallState.OFF_TABLE)
+        if gone.any():
+            self.side[gone] = _UNKNOWN  # off the bed: a ball put back is placed, not rolled there
+            self.start_off[gone] = np.nan
+        balls = np.nonzero(moving)[0]
+        if len(balls) == 0:
+            return out
+        idle = self._idle(hist, m, t_m, balls)
+        for j, b in enumerate(balls):
+            ball_kinks = (kinks or {}).get(int(b), [])
+            if idle[j] and not ball_kinks:
+                continue  # its smoothed centre cannot change a side this frame: the fit would change nothing
             t, xy = hist.track(int(b), m - self.hw, m + self.hw)
-            for t_k in (kinks or {}).get(int(b), []):
+            for t_k in ball_kinks:
                 keep = t < t_k if t_k > t_m else t > t_k
                 if keep.sum() >= 2:
                     t, xy = t[keep], xy[keep]
             fit = fit_line(t, xy, noise_model(self.s))
             if fit is None:
                 continue
-            y_hat = float(fit.at(t_m)[1])
+            at_m = fit.at(t_m)
+            y_hat = float(at_m[1])
             if abs(y_hat) > self.s.line_hysteresis_mm:
                 side_y = int(np.sign(y_hat))
                 if self.axis_side[b] and side_y != self.axis_side[b]:
                     self.crossed_axis.add(int(b))
                 self.axis_side[b] = side_y
-            x_hat = float(fit.at(t_m)[0])
+            x_hat = float(at_m[0])
             x_far = float(fit.at(t[-1])[0])
             for i, (line, x_line) in enumerate(self.lines):
                 off = x_hat - x_line
@@ -141,6 +151,45 @@ class LineWatcher:
                     extra = {"margin_mm": round(beyond, 2), "review": True}
                 out.append(Crossing(int(b), line, _to(new), t_x, conf * _idc(hist, int(b), m), extra))
         return out
+
+    def _idle(self, hist: History, m: int, t_m: float, balls: np.ndarray) -> np.ndarray:
+        """Per moving ball (without kinks near m): is its line fit over m - hw .. m + hw at t_m certain to
+        leave every side as it is? The fitted value at t_m is a weighted mean of the samples with weights
+        w_i = 1/n + (t_m - t_mean)(t_i - t_mean)/Sxx (summing to 1), so it lies within
+        [min - N (max - min), max + N (max - min)], N the sum of the negative weights' magnitudes; a ball
+        whose interval stays on its known side of each line (or within the hysteresis of a line it has no
+        side of) keeps its sides, whatever the fit. Fewer than two samples: no fit, nothing changes."""
+        k = hist.idx(m - self.hw, m + self.hw)
+        ok = hist.valid[k][:, balls]  # (W, M)
+        n = ok.sum(axis=0)
+        if len(k) == 0:
+            return np.ones(len(balls), dtype=bool)
+        tk = hist.t[k][:, None]
+        n_safe = np.maximum(n, 1)
+        t_mean = np.where(ok, tk, 0.0).sum(axis=0) / n_safe
+        dt = np.where(ok, tk - t_mean, 0.0)
+        sxx = (dt * dt).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(ok, 1.0 / n_safe + (t_m - t_mean) * dt / sxx, 0.0)
+        neg = np.where(w < 0.0, -w, 0.0).sum(axis=0)
+        xy = hist.xy[k][:, balls]  # (W, M, 2)
+        lo = np.where(ok[..., None], xy, np.inf).min(axis=0)  # (M, 2)
+        hi = np.where(ok[..., None], xy, -np.inf).max(axis=0)
+        spread = (hi - lo) * neg[:, None]
+        slack = 1e-3  # mm, far above the rounding of the fit
+        lo, hi = lo - spread - slack, hi + spread + slack
+        hyst = self.s.line_hysteresis_mm
+        ok_all = np.ones(len(balls), dtype=bool)
+        checks = [(1, 0.0, self.axis_side[balls])] + [
+            (0, x_line, self.side[balls, i]) for i, (_, x_line) in enumerate(self.lines)
+        ]
+        for c, x_line, side in checks:
+            lo_c, hi_c = lo[:, c] - x_line, hi[:, c] - x_line
+            inside = (lo_c >= -hyst) & (hi_c <= hyst)  # no side (on it, unknown): it must stay within reach
+            ok_all &= np.where(side == 1, lo_c >= -hyst, np.where(side == -1, hi_c <= hyst, inside))
+        fits = (n >= 2) & np.isfinite(sxx) & (sxx > 1e-12)
+        few = n < 2
+        return np.asarray(few | (fits & ok_all & np.isfinite(neg)))
 
     def on_gone(self, hist: History, b: int, n: int, t_end: float) -> list[Crossing]:
         """A ball went into a pocket: a crossing in its last unseen moment (a middle pocket sits on the
