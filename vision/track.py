@@ -1,111 +1,29 @@
 """Multi-ball tracking: one Kalman track per ball id, motion-hypothesis assignment, states with hysteresis.
 
 `TrackSet.step(dets, t, occluded)` is the pure core (no cv2, testable with hand-made Detections);
-`BallTracker` in vision.tracker drives it from frames through the detector.
+`BallTracker` in vision.tracker drives it from frames through the detector. Here: identities (initial,
+stated, spotted, re-identified by colour), the frame step, misses (hidden, taken off by hand, lost) and
+revivals. The track record and its per-track steps are in vision.trackstate, the motion hypotheses and
+class costs in vision.hypotheses.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 import numpy as np
-from filterpy.kalman import KalmanFilter
 
 from calibration.table import Table
 from rules.events import BALL_IDS
 from vision import kalman
-from vision.assign import INVALID, Hypothesis, ambiguity, contact_pairs, cost_matrix, solve
-from vision.bedgeom import cannot_rest_mask, seen_off_bed
+from vision.assign import Hypothesis, ambiguity, cost_matrix, solve
+from vision.bedgeom import seen_off_bed
+from vision.hypotheses import class_cost, hypotheses
 from vision.identity import COLOURED_ID, ColourModel, from_position_map, from_rack, match_positions
+from vision.trackstate import Occluded, Track, TrackerConfig, hold, kf_update, motion_state
 from vision.types import BallClass, BallState, BallStates, Detections
 
-Occluded = Callable[[np.ndarray], bool]  # table mm -> is that point under an occluder
+__all__ = ["Occluded", "Track", "TrackSet", "TrackerConfig"]  # Track, TrackerConfig: defined in vision.trackstate
+
 _DEFINITE = (BallClass.COLOURED, BallClass.IVORY)
-
-
-_EYE4 = np.eye(4)
-
-
-def _kf_update(kf: KalmanFilter, z: np.ndarray) -> None:
-    """filterpy's update (Joseph form) for a position measurement H = [I 0], with the 2x2 innovation inverse
-    in closed form: the same numbers without a generic inverse and dot chain per call."""
-    P, R = kf.P, kf.R
-    s00, s01, s10, s11 = P[0, 0] + R[0, 0], P[0, 1] + R[0, 1], P[1, 0] + R[1, 0], P[1, 1] + R[1, 1]
-    det = s00 * s11 - s01 * s10
-    si = np.array([[s11, -s01], [-s10, s00]]) / det
-    K = P[:, :2] @ si
-    kf.x = kf.x + K @ (np.asarray(z, dtype=float).reshape(2, 1) - kf.x[:2])
-    ikh = _EYE4.copy()
-    ikh[:, :2] -= K
-    kf.P = ikh @ P @ ikh.T + K @ R @ K.T
-
-
-@dataclass
-class TrackerConfig:
-    move_speed_mm_s: float = 60.0  # filtered speed above this: moving
-    start_disp_mm: float = 4.0  # a resting ball displaced this far from its rest point: moving
-    rest_disp_mm: float = 2.0  # displacement over `rest_frames` below this: stopping
-    rest_frames: int = 6
-    spin_diff: float = 9.0  # mean abs grey difference of the ball's texture between frames: spinning
-    lost_frames: int = 2  # misses before a vanished ball is potted / off the table / hidden
-    vmax_mm_s: float = 12000.0
-    class_penalty: float = 8.0
-    revive_frames: int = 15  # an unclaimed detection must stay put this long to bring a ball back
-    # a stated position (spotted ball, referee) names the resting track this near it; under 2R, so it can
-    # never name a neighbour (the engine spots onto a free place)
-    spot_tol_mm: float = 50.0
-    spot_frames: int = 5  # on a spot a verdict named, a ball (not a hand: that is an occluder) comes back sooner
-    # a track may stay unmatched at this cost (a negative log-likelihood like the pair costs): above a pair
-    # at its gate edge (9) on the wide hypothesis (6) with the wrong class (class_penalty), so a lone track
-    # keeps every detection it gates; but one poor pair no longer buys a second poor pair that pushes a
-    # neighbour off its own detection (a hidden ball taking a struck ball while the struck ball takes a hand)
-    miss_cost: float = 30.0
-    # a track read as the other class (coloured vs ivory, by the learnt chroma) this long without a break holds
-    # the other ball: a single misread (blur, a shadow) lasts a frame or two, a swapped identity lasts
-    recolour_s: float = 0.25
-    # a hidden resting ball whose place has been in clear view (no occluder) this long with nothing detected
-    # there was taken off by hand (a penalty ball, a ball in hand): a ball in view is missed for a frame or
-    # two at most (a merged blob, a shadow). Left hidden, such a ghost takes the next hand or cue tip it can
-    # reach as a ball struck at 12 m/s
-    lift_s: float = 1.0
-
-
-@dataclass
-class Track:
-    ball: str
-    kf: KalmanFilter
-    state: BallState = BallState.UNKNOWN
-    id_conf: float = 0.0
-    conf: float = 0.0
-    misses: int = 0
-    still: int = 0
-    spin: int = 0
-    rest_xy: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
-    history: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=8))
-    patch: np.ndarray | None = None
-    prev_xy: np.ndarray = field(default_factory=lambda: np.full(2, np.nan))
-    prev_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
-    last_z: np.ndarray | None = None  # the last measurement used
-    off_colour_since: float | None = None  # time its detections began to read as the other class
-    seen_t: float = -np.inf  # time of the last detection it took
-    clear_since: float | None = None  # hidden at rest: since when its place has been in clear view
-    lifted_t: float = -np.inf  # time it was found taken off by hand
-    hid_speed: float = 0.0  # mm/s, its speed when it went out of view
-    removed: bool = False  # taken off by a referee's statement: leaves at its next miss, never revives by itself
-
-    @property
-    def xy(self) -> np.ndarray:
-        return self.kf.x[:2, 0].copy()
-
-    @property
-    def v(self) -> np.ndarray:
-        return self.kf.x[2:, 0].copy()
-
-    @property
-    def in_play(self) -> bool:
-        return self.state not in (BallState.POTTED, BallState.OFF_TABLE, BallState.UNKNOWN)
 
 
 class TrackSet:
@@ -259,10 +177,11 @@ class TrackSet:
         for tr in active:
             tr.prev_xy, tr.prev_v = tr.xy, tr.v
             kalman.predict(tr.kf, dt, moving=tr.state == BallState.MOVING)
-        hyps = self._hypotheses(active, dt)
+        hyps = hypotheses(active, dt, self.t, self.table, self.config)
         cls = self.colours.classes(dets)  # once a frame: the assignment and the revivals read it
         self._cls = cls
-        cost, which = cost_matrix(hyps, dets.xy_mm[free], self._class_cost(active, dets.xy_mm[free], cls[free]))
+        extra = class_cost(active, dets.xy_mm[free], cls[free], self.table, self.config)
+        cost, which = cost_matrix(hyps, dets.xy_mm[free], extra)
         pairs = solve(cost, self.config.miss_cost)
         amb = ambiguity(cost, pairs)
         assigned = set()
@@ -298,76 +217,6 @@ class TrackSet:
                 taken.add(k)
                 tr.misses = 0
         return held, taken
-
-    def _hypotheses(self, active: list[Track], dt: float) -> list[list[Hypothesis]]:
-        cfg = self.config
-        out: list[list[Hypothesis]] = []
-        for tr in active:
-            p, v = tr.prev_xy, tr.prev_v
-            s = kalman.innovation_std(tr.kf) * (1.0 + tr.misses)
-            pred = tr.xy
-            mirrored = self._mirror(pred)
-            # a bounce loses an unknown part of the speed into the cushion (restitution ~0.5-0.9): the run after
-            # the nose, half the mirror's shift, is uncertain by about half its length
-            bounce = 0.25 * float(np.hypot(*(mirrored - pred)))
-            # its std grows with the frames missed; the wider gate costs 4 ln(1 + misses) (see below)
-            # a hidden ball was held where it was last seen: a speed re-seeded on its return is measured over the
-            # time it was unseen, not over one frame (a hand-placed ball is no 12 m/s jump)
-            span = dt if tr.state != BallState.HIDDEN else max(dt, (self.t or 0.0) - tr.seen_t)
-            if tr.state == BallState.HIDDEN:
-                # held where it went out of view (its filter held there too, _hold): found again in place, give
-                # or take a nudge of the hand, whatever the time; it did not widen with the frames missed
-                hs = [Hypothesis(p, max(s / (1.0 + tr.misses), self.R / 3.0), 2.0, p, span)]
-            else:
-                hs = [Hypothesis(mirrored, max(s, 2.0) + bounce, 4.0 * float(np.log1p(tr.misses)), p, span)]
-            speed = float(np.hypot(*v))
-            if tr.state == BallState.MOVING:
-                hs.append(Hypothesis(p, 0.5 * speed * dt + 5.0, 2.0, p, dt))
-                if self._near_pocket(pred):
-                    hs.append(Hypothesis(pred, max(s, 2.0), 0.5, p, dt))
-            base = cfg.vmax_mm_s * dt / 3.0
-            reach = base * (1.0 + tr.misses)
-            if tr.state == BallState.HIDDEN:
-                # a hidden ball rolls on no faster than it went out of view (cloth only slows it); one hidden at
-                # rest moves only when struck, and shows again once out from under the hand (about 3 R) plus one
-                # frame of flight at most. The 3-std gate covers that; grown with the frames missed alone, the
-                # gate of a ball lifted off by hand took the next bridge hand on the table as a ball struck at
-                # 12 m/s
-                reach = (cfg.vmax_mm_s * dt + tr.hid_speed * span + 3.0 * self.R) / 3.0
-            # a wider gate is a less likely place (the 2-D Gaussian's normalisation, 4 ln(std)): a ball unseen for
-            # seconds must not take a detection that a ball in view explains only a little worse
-            hs.append(Hypothesis(p, reach, 6.0 + 4.0 * float(np.log(reach / base)), p, span))
-            out.append(hs)
-        # contacts between pairs: both balls may stop or start at the contact point
-        for i, j, tc in contact_pairs(active, 2.0 * self.R + 6.0, dt):
-            a, b = active[i], active[j]
-            rel = float(max(np.hypot(*a.prev_v), np.hypot(*b.prev_v)))
-            std = rel * (dt - tc) / 2.0 + 8.0
-            for k, tr in ((i, a), (j, b)):
-                pt = tr.prev_xy + tr.prev_v * tc
-                out[k].append(Hypothesis(pt, std, 0.5, pt, max(dt - tc, 0.25 * dt)))
-        return out
-
-    def _near_pocket(self, p: np.ndarray) -> bool:
-        """pocket_at, skipped for the bulk of the bed far from every pocket (it is called a lot)."""
-        near_end = abs(p[0]) > self.table.half_length - 200.0
-        near_middle = abs(p[0]) < 200.0
-        if abs(p[1]) < self.table.half_width - 200.0 or not (near_end or near_middle):
-            return False
-        return self.table.pocket_at(p) is not None
-
-    def _mirror(self, p: np.ndarray) -> np.ndarray:
-        """Reflect a prediction that went through a cushion back onto the bed (not in pocket mouths)."""
-        if self._near_pocket(p):
-            return p
-        lim = np.array([self.table.half_length - self.R, self.table.half_width - self.R])
-        q = p.copy()
-        for a in range(2):
-            if q[a] > lim[a]:
-                q[a] = 2 * lim[a] - q[a]
-            elif q[a] < -lim[a]:
-                q[a] = -2 * lim[a] - q[a]
-        return q
 
     def _learn_colour(self, tr: Track, dets: Detections, k: int) -> None:
         """Teach the colour model with a detection a confidently named track took."""
@@ -415,26 +264,12 @@ class TrackSet:
         ta.id_conf = max(ta.id_conf, 0.8)  # the colour names it: one coloured ball in the set
         tb.id_conf = min(tb.id_conf, 0.3)
 
-    def _class_cost(self, active: list[Track], xy_mm: np.ndarray, cls: np.ndarray) -> np.ndarray:
-        pen = self.config.class_penalty
-        is_col = np.array([c == BallClass.COLOURED for c in cls], dtype=bool)
-        is_iv = np.array([c == BallClass.IVORY for c in cls], dtype=bool)
-        out = np.zeros((len(active), len(xy_mm)))
-        # where no ball can rest (reaching into a cushion, or over a pocket's hole) a detection is a flying or
-        # falling ball (a moving track may take it) or a hand (a resting ball must not follow it)
-        off = cannot_rest_mask(self.table, xy_mm) * INVALID
-        for i, tr in enumerate(active):
-            out[i] = pen * (is_iv if tr.ball == COLOURED_ID else is_col)
-            if tr.state != BallState.MOVING:
-                out[i] += off
-        return out
-
     def _apply(self, tr: Track, h: Hypothesis, is_cv: bool, dets: Detections, k: int, dt: float, margin: float) -> None:
         z = dets.xy_mm[k]
         tr.last_z = z.copy()
         innov = float(np.hypot(*(z - tr.xy)))
         if is_cv and innov <= 4.0 * max(kalman.innovation_std(tr.kf), 2.0):
-            _kf_update(tr.kf, z)
+            kf_update(tr.kf, z)
         else:
             vel = (z - h.origin) / max(h.dt_from_origin, 1e-3)
             sp = float(np.hypot(*vel))
@@ -463,29 +298,7 @@ class TrackSet:
         if margin >= 2.0:  # an unambiguous assignment teaches the colour model
             self._learn_colour(tr, dets, k)
         tr.history.append(tr.xy)
-        self._motion_state(tr, spinning)
-
-    def _motion_state(self, tr: Track, spinning: bool) -> None:
-        cfg = self.config
-        speed = float(np.hypot(*tr.v))
-        tr.spin = tr.spin + 1 if spinning else 0
-        if tr.state == BallState.MOVING:
-            old = tr.history[0]
-            disp = float(np.hypot(*(tr.xy - old)))
-            calm = disp < cfg.rest_disp_mm * len(tr.history) / cfg.rest_frames and speed < cfg.move_speed_mm_s
-            tr.still = tr.still + 1 if calm and tr.spin == 0 else 0
-            if tr.still >= cfg.rest_frames:
-                tr.state = BallState.STATIONARY
-                tr.rest_xy = tr.xy
-                tr.kf.x[2:, 0] = 0.0
-        else:
-            moved = np.isfinite(tr.rest_xy).all() and float(np.hypot(*(tr.xy - tr.rest_xy))) > cfg.start_disp_mm
-            if moved or speed > 2 * cfg.move_speed_mm_s or tr.spin >= 2:
-                tr.state, tr.still = BallState.MOVING, 0
-            else:
-                tr.state = BallState.STATIONARY
-                if not np.isfinite(tr.rest_xy).all():
-                    tr.rest_xy = tr.xy
+        motion_state(tr, spinning, self.config)
 
     def _missed(self, tr: Track, dt: float, occluded: Occluded | None) -> None:
         cfg = self.config
@@ -504,7 +317,7 @@ class TrackSet:
             if tr.state != BallState.HIDDEN:
                 tr.hid_speed = float(np.hypot(*tr.prev_v)) if tr.state == BallState.MOVING else 0.0
             tr.state, tr.clear_since = BallState.HIDDEN, None
-            self._hold(tr, p)
+            hold(tr, p)
             return
         if tr.state == BallState.HIDDEN and occluded is not None and self.t is not None:
             tr.clear_since = self.t if tr.clear_since is None else tr.clear_since
@@ -521,17 +334,11 @@ class TrackSet:
                 tr.state = BallState.POTTED if pocket is not None else BallState.OFF_TABLE
             if gone or tr.misses < cfg.lost_frames:
                 return
-        self._hold(tr, p)
+        hold(tr, p)
         if tr.misses >= cfg.lost_frames and tr.state != BallState.HIDDEN:
             tr.hid_speed = float(np.hypot(*tr.prev_v)) if tr.state == BallState.MOVING else 0.0
             tr.state = BallState.HIDDEN
             tr.rest_xy = p.copy()
-
-    @staticmethod
-    def _hold(tr: Track, p: np.ndarray) -> None:
-        """Hold an unseen ball at p, at rest, as sure of p as of a detection: unseen, it does not drift
-        (a covariance left growing made a hidden ball's gate cover the table within a second)."""
-        kalman.reseed(tr.kf, p, np.zeros(2), vel_std=30.0)
 
     def _revive(self, dets: Detections, cls: np.ndarray, used: set[int], occluded: Occluded | None = None) -> None:
         """A detection no track took: a ball back in play (spotted after a pot) or one never seen. Only once

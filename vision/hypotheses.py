@@ -1,0 +1,111 @@
+"""Where each active track may be this frame, for the assignment: its motion hypotheses (constant velocity
+mirrored at a cushion, stopped, dropping into a pocket, a wide re-acquisition gate, a contact with another
+ball) and the class / cannot-rest part of the cost matrix. `vision.assign` turns them into costs and solves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.table import Table
+from vision import kalman
+from vision.assign import INVALID, Hypothesis, contact_pairs
+from vision.bedgeom import cannot_rest_mask
+from vision.identity import COLOURED_ID
+from vision.trackstate import Track, TrackerConfig
+from vision.types import BallClass, BallState
+
+
+def hypotheses(
+    active: list[Track], dt: float, t: float | None, table: Table, cfg: TrackerConfig
+) -> list[list[Hypothesis]]:
+    """Each active track's hypotheses, after its filter has predicted to time t (dt after the last frame)."""
+    R = table.ball_radius
+    out: list[list[Hypothesis]] = []
+    for tr in active:
+        p, v = tr.prev_xy, tr.prev_v
+        s = kalman.innovation_std(tr.kf) * (1.0 + tr.misses)
+        pred = tr.xy
+        mirrored = mirror(table, pred)
+        # a bounce loses an unknown part of the speed into the cushion (restitution ~0.5-0.9): the run after
+        # the nose, half the mirror's shift, is uncertain by about half its length
+        bounce = 0.25 * float(np.hypot(*(mirrored - pred)))
+        # its std grows with the frames missed; the wider gate costs 4 ln(1 + misses) (see below)
+        # a hidden ball was held where it was last seen: a speed re-seeded on its return is measured over the
+        # time it was unseen, not over one frame (a hand-placed ball is no 12 m/s jump)
+        span = dt if tr.state != BallState.HIDDEN else max(dt, (t or 0.0) - tr.seen_t)
+        if tr.state == BallState.HIDDEN:
+            # held where it went out of view (its filter held there too, trackstate.hold): found again in place, give
+            # or take a nudge of the hand, whatever the time; it did not widen with the frames missed
+            hs = [Hypothesis(p, max(s / (1.0 + tr.misses), R / 3.0), 2.0, p, span)]
+        else:
+            hs = [Hypothesis(mirrored, max(s, 2.0) + bounce, 4.0 * float(np.log1p(tr.misses)), p, span)]
+        speed = float(np.hypot(*v))
+        if tr.state == BallState.MOVING:
+            hs.append(Hypothesis(p, 0.5 * speed * dt + 5.0, 2.0, p, dt))
+            if near_pocket(table, pred):
+                hs.append(Hypothesis(pred, max(s, 2.0), 0.5, p, dt))
+        base = cfg.vmax_mm_s * dt / 3.0
+        reach = base * (1.0 + tr.misses)
+        if tr.state == BallState.HIDDEN:
+            # a hidden ball rolls on no faster than it went out of view (cloth only slows it); one hidden at
+            # rest moves only when struck, and shows again once out from under the hand (about 3 R) plus one
+            # frame of flight at most. The 3-std gate covers that; grown with the frames missed alone, the
+            # gate of a ball lifted off by hand took the next bridge hand on the table as a ball struck at
+            # 12 m/s
+            reach = (cfg.vmax_mm_s * dt + tr.hid_speed * span + 3.0 * R) / 3.0
+        # a wider gate is a less likely place (the 2-D Gaussian's normalisation, 4 ln(std)): a ball unseen for
+        # seconds must not take a detection that a ball in view explains only a little worse
+        hs.append(Hypothesis(p, reach, 6.0 + 4.0 * float(np.log(reach / base)), p, span))
+        out.append(hs)
+    # contacts between pairs: both balls may stop or start at the contact point
+    for i, j, tc in contact_pairs(active, 2.0 * R + 6.0, dt):
+        a, b = active[i], active[j]
+        rel = float(max(np.hypot(*a.prev_v), np.hypot(*b.prev_v)))
+        std = rel * (dt - tc) / 2.0 + 8.0
+        for k, tr in ((i, a), (j, b)):
+            pt = tr.prev_xy + tr.prev_v * tc
+            out[k].append(Hypothesis(pt, std, 0.5, pt, max(dt - tc, 0.25 * dt)))
+    return out
+
+
+def near_pocket(table: Table, p: np.ndarray) -> bool:
+    """pocket_at, skipped for the bulk of the bed far from every pocket (it is called a lot)."""
+    near_end = abs(p[0]) > table.half_length - 200.0
+    near_middle = abs(p[0]) < 200.0
+    if abs(p[1]) < table.half_width - 200.0 or not (near_end or near_middle):
+        return False
+    return table.pocket_at(p) is not None
+
+
+def mirror(table: Table, p: np.ndarray) -> np.ndarray:
+    """Reflect a prediction that went through a cushion back onto the bed (not in pocket mouths)."""
+    if near_pocket(table, p):
+        return p
+    lim = np.array([table.half_length - table.ball_radius, table.half_width - table.ball_radius])
+    q = p.copy()
+    for a in range(2):
+        if q[a] > lim[a]:
+            q[a] = 2 * lim[a] - q[a]
+        elif q[a] < -lim[a]:
+            q[a] = -2 * lim[a] - q[a]
+    return q
+
+
+def class_cost(
+    active: list[Track], xy_mm: np.ndarray, cls: np.ndarray, table: Table, cfg: TrackerConfig
+) -> np.ndarray:
+    """Extra cost of each track taking each detection: the other class (coloured vs ivory), or, for a track
+    not moving, a place where no ball can rest."""
+    pen = cfg.class_penalty
+    is_col = np.array([c == BallClass.COLOURED for c in cls], dtype=bool)
+    is_iv = np.array([c == BallClass.IVORY for c in cls], dtype=bool)
+    out = np.zeros((len(active), len(xy_mm)))
+    # where no ball can rest (reaching into a cushion, or over a pocket's hole) a detection is a flying or
+    # falling ball (a moving track may take it) or a hand (a resting ball must not follow it)
+    off = cannot_rest_mask(table, xy_mm) * INVALID
+    for i, tr in enumerate(active):
+        out[i] = pen * (is_iv if tr.ball == COLOURED_ID else is_col)
+        if tr.state != BallState.MOVING:
+            out[i] += off
+    return out
