@@ -129,7 +129,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             tc = verify_touch(h, self.motion, self.bound, s, ball, m, n_lo, n_hi, self.R, self.fps)
             if tc is not None:
                 self._touch(tc)
-        moving = np.array([self.motion.moving_at(b, h.time(m)) for b in range(len(self.ids))])
+        t_m = h.time(m)
+        moving = np.array([self.motion.moving_at(b, t_m) for b in range(len(self.ids))])
         moving &= h.valid[m % h.size]
         t_lo, t_hi = h.time(m - self.D), h.time(min(m + self.D, h.newest))
         kinks = {b: [t for t in ts if t_lo <= t <= t_hi] for b, ts in self.kinks.items()}

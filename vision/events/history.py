@@ -29,6 +29,7 @@ class History:
         self.state = np.full((size, b), BallState.UNKNOWN, dtype=np.int8)
         self.id_conf = np.ones((size, b))
         self.newest = -1  # counter of the newest frame
+        self._filled: tuple[tuple[int, int, int, int], tuple[np.ndarray, np.ndarray]] | None = None
 
     def push(self, s: BallStates) -> int:
         if s.ids != self.ids:
@@ -39,8 +40,9 @@ class History:
         self.frame[k] = s.frame
         self.xy[k] = s.xy_mm
         self.state[k] = s.state
-        self.valid[k] = np.isin(s.state, _SEEN) & np.isfinite(s.xy_mm).all(axis=1)
-        self.id_conf[k] = np.clip(np.nan_to_num(s.id_confidence, nan=1.0), 0.0, 1.0)
+        self.valid[k] = ((s.state == _SEEN[0]) | (s.state == _SEEN[1])) & np.isfinite(s.xy_mm).all(axis=1)
+        conf = s.id_confidence
+        self.id_conf[k] = np.clip(np.where(np.isnan(conf), 1.0, conf), 0.0, 1.0)
         return self.newest
 
     @property
@@ -69,7 +71,11 @@ class History:
 
     def filled(self, n0: int, n1: int, pad: int = 2) -> tuple[np.ndarray, np.ndarray]:
         """Centres (K, B, 2) of counters n0..n1 with unseen samples interpolated from the seen ones within
-        `pad` frames (a missed frame must not hide a bounce), and the mask (B,) of balls fully filled."""
+        `pad` frames (a missed frame must not hide a bounce), and the mask (B,) of balls fully filled.
+        The last answer is kept until the next push (contacts and cushions ask the same): do not modify it."""
+        key = (n0, n1, pad, self.newest)
+        if self._filled is not None and self._filled[0] == key:
+            return self._filled[1]
         k = self.idx(n0, n1)
         xy = self.xy[k].copy()
         ok = self.valid[k].all(axis=0)
@@ -83,6 +89,7 @@ class History:
             xy[:, b, 0] = np.interp(tk, t, pts[:, 0])
             xy[:, b, 1] = np.interp(tk, t, pts[:, 1])
             ok[b] = True
+        self._filled = (key, (xy, ok))
         return xy, ok
 
     def dt(self) -> float:

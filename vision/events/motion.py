@@ -111,12 +111,12 @@ class MotionTracker:
         k = n % h.size
         onsets: list[Onset] = []
         stops: list[Stop] = []
+        state, valid = h.state[k].tolist(), h.valid[k].tolist()
         for b, st in enumerate(self.balls):
-            code = BallState(int(h.state[k, b]))
-            if code in (BallState.POTTED, BallState.OFF_TABLE):
+            if state[b] == BallState.POTTED or state[b] == BallState.OFF_TABLE:
                 st.status = Motion.GONE
                 continue
-            if not h.valid[k, b]:
+            if not valid[b]:
                 continue
             p = h.xy[k, b]
             if st.status is Motion.GONE:

@@ -79,9 +79,9 @@ class PotWatcher:
         k = n % hist.size
         t_now = hist.time(n)
         out = []
+        valid, state = hist.valid[k], hist.state[k]
         for b in range(len(self.gone)):
-            code = BallState(int(hist.state[k, b]))
-            if hist.valid[k, b]:
+            if valid[b]:
                 past = self._past_mouth(b, hist.xy[k, b])
                 if b in self.beyond and past is not None:
                     continue  # potted, still seen in the pocket
@@ -100,6 +100,7 @@ class PotWatcher:
             if self.gone[b] or not np.isfinite(self.last_t[b]):
                 continue
             t_gone = float(self.last_t[b]) + 0.5 / self.fps
+            code = BallState(int(state[b]))
             if code is BallState.POTTED:
                 _, dist = self.table.nearest_pocket(self.last_xy[b])
                 if dist > self.s.pocket_reach_mm and not moving[b]:
