@@ -160,36 +160,43 @@ class LineWatcher:
         whose interval stays on its known side of each line (or within the hysteresis of a line it has no
         side of) keeps its sides, whatever the fit. Fewer than two samples: no fit, nothing changes."""
         k = hist.idx(m - self.hw, m + self.hw)
-        ok = hist.valid[k][:, balls]  # (W, M)
-        n = ok.sum(axis=0)
-        if len(k) == 0:
-            return np.ones(len(balls), dtype=bool)
-        tk = hist.t[k][:, None]
-        n_safe = np.maximum(n, 1)
-        t_mean = np.where(ok, tk, 0.0).sum(axis=0) / n_safe
-        dt = np.where(ok, tk - t_mean, 0.0)
-        sxx = (dt * dt).sum(axis=0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.where(ok, 1.0 / n_safe + (t_m - t_mean) * dt / sxx, 0.0)
-        neg = np.where(w < 0.0, -w, 0.0).sum(axis=0)
-        xy = hist.xy[k][:, balls]  # (W, M, 2)
-        lo = np.where(ok[..., None], xy, np.inf).min(axis=0)  # (M, 2)
-        hi = np.where(ok[..., None], xy, -np.inf).max(axis=0)
+        if len(k) < 2:
+            return np.ones(len(balls), dtype=bool)  # fewer than two samples: no fit
+        ok = hist.valid[np.ix_(k, balls)]  # (W, M)
+        xy = hist.xy[np.ix_(k, balls)]  # (W, M, 2)
+        tk = hist.t[k]
+        if ok.all():  # the common case: every sample seen, one set of weights for all
+            dt = tk - tk.mean()
+            sxx = float(dt @ dt)
+            if not sxx > 1e-12:
+                return np.zeros(len(balls), dtype=bool)
+            w = 1.0 / len(tk) + (t_m - tk.mean()) * dt / sxx
+            neg = np.full(len(balls), float(-w[w < 0.0].sum()))
+            lo, hi = xy.min(axis=0), xy.max(axis=0)  # (M, 2)
+            few = np.zeros(len(balls), dtype=bool)
+        else:
+            n = ok.sum(axis=0)
+            few = n < 2
+            okf = ok.astype(float)
+            t_mean = (tk[:, None] * okf).sum(axis=0) / np.maximum(n, 1)
+            dt = (tk[:, None] - t_mean) * okf
+            sxx = (dt * dt).sum(axis=0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                w = okf / np.maximum(n, 1) + (t_m - t_mean) * dt / sxx
+            neg = np.where(sxx > 1e-12, -np.minimum(w, 0.0).sum(axis=0), np.inf)
+            lo = np.where(ok[..., None], xy, np.inf).min(axis=0)
+            hi = np.where(ok[..., None], xy, -np.inf).max(axis=0)
         spread = (hi - lo) * neg[:, None]
         slack = 1e-3  # mm, far above the rounding of the fit
         lo, hi = lo - spread - slack, hi + spread + slack
+        # (M, 3): the long axis (y = 0), then each line (x = x_line), and the side held of each
+        lo_c = np.column_stack([lo[:, 1], lo[:, 0] - self.lines[0][1], lo[:, 0] - self.lines[1][1]])
+        hi_c = np.column_stack([hi[:, 1], hi[:, 0] - self.lines[0][1], hi[:, 0] - self.lines[1][1]])
+        side = np.column_stack([self.axis_side[balls], self.side[balls]])
         hyst = self.s.line_hysteresis_mm
-        ok_all = np.ones(len(balls), dtype=bool)
-        checks = [(1, 0.0, self.axis_side[balls])] + [
-            (0, x_line, self.side[balls, i]) for i, (_, x_line) in enumerate(self.lines)
-        ]
-        for c, x_line, side in checks:
-            lo_c, hi_c = lo[:, c] - x_line, hi[:, c] - x_line
-            inside = (lo_c >= -hyst) & (hi_c <= hyst)  # no side (on it, unknown): it must stay within reach
-            ok_all &= np.where(side == 1, lo_c >= -hyst, np.where(side == -1, hi_c <= hyst, inside))
-        fits = (n >= 2) & np.isfinite(sxx) & (sxx > 1e-12)
-        few = n < 2
-        return np.asarray(few | (fits & ok_all & np.isfinite(neg)))
+        above, below = lo_c >= -hyst, hi_c <= hyst
+        keep = np.where(side == 1, above, np.where(side == -1, below, above & below)).all(axis=1)
+        return np.asarray(few | (keep & np.isfinite(neg)))
 
     def on_gone(self, hist: History, b: int, n: int, t_end: float) -> list[Crossing]:
         """A ball went into a pocket: a crossing in its last unseen moment (a middle pocket sits on the
