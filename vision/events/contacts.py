@@ -37,12 +37,14 @@ def pair_candidates(hist: History, rest: RestLookup, m: int, radius: float, s: E
     """Pairs whose sampled centre distance has a local minimum at counter m, near enough to have touched."""
     if not (hist.has(m - 1) and hist.has(m + 1)):
         return []
+    t_before = hist.time(m - 2)
+    if not any(rest.moving_at(b, t_before) for b in range(len(hist.ids))):
+        return []  # no ball moving before: no pair can pass the test below
     xy, ok = hist.filled(m - 1, m + 1)  # (3, B, 2), (B,)
     d = np.linalg.norm(xy[:, :, None, :] - xy[:, None, :, :], axis=-1)  # (3, B, B)
     step = np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0  # distance run per frame
     gate = 2 * radius + s.contact_gate_mm + step[:, None] + step[None, :]
     hit = (d[1] <= gate) & (d[1] <= d[0]) & (d[1] < d[2]) & ok[:, None] & ok[None, :]
-    t_before = hist.time(m - 2)
     out = []
     for a, b in zip(*np.nonzero(np.triu(hit, 1)), strict=True):
         if not (rest.moving_at(int(a), t_before) or rest.moving_at(int(b), t_before)):

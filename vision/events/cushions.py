@@ -96,8 +96,10 @@ def touch_candidates(
     """Balls whose sampled distance to a nose segment has a local minimum at counter m, near R."""
     if not (hist.has(m - 1) and hist.has(m + 1)):
         return []
-    hit = _minima(hist, bound, m, radius, s).any(axis=1)
     t_m = hist.time(m)
+    if not any(rest.moving_at(b, t_m) for b in range(len(hist.ids))):
+        return []  # no ball moving: none can pass the test below
+    hit = _minima(hist, bound, m, radius, s).any(axis=1)
     return [int(b) for b in np.nonzero(hit)[0] if rest.moving_at(int(b), t_m)]
 
 

@@ -71,6 +71,9 @@ class StrokeLogic:
         if m - pre_n < h.oldest or m + 1 + post_n > h.newest:
             return
         t_m = h.time(m)
+        t_pre = h.time(m - pre_n)
+        if not any(self.motion.moving_at(b, t_m) and self.motion.moving_at(b, t_pre) for b in range(len(self.ids))):
+            return  # no ball moving all through: no candidate can pass the test below
         # the fits' own least-squares velocities for every ball at once: a stroke changes it by at least the
         # early-stroke speed, and most moving balls are rejected here without a fit
         v_a, n_a = _slopes(h, m - pre_n, m)
