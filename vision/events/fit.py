@@ -43,12 +43,12 @@ def fit_line(t: np.ndarray, xy: np.ndarray, noise_mm: float | Callable[[float], 
     n = len(t)
     if n < 2:
         return None
-    t0 = float(np.mean(t))
+    t0 = float(np.add.reduce(t)) / n  # np.mean's own arithmetic, without its overhead
     dt = t - t0
     sxx = float(np.dot(dt, dt))
     if sxx <= 0:
         return None
-    p0 = xy.mean(axis=0)
+    p0 = np.add.reduce(xy, axis=0) / n
     v = (dt @ (xy - p0)) / sxx
     resid = xy - (p0 + np.outer(dt, v))
     rms = float(np.sqrt(np.mean(resid**2))) if n > 2 else 0.0

@@ -186,6 +186,10 @@ class MotionTracker:
             return None
         if t[0] < st.moving_since:
             return None
+        # a ball that ran more than twice the rest radius over the window has a sample farther than the
+        # radius from any mean (the test below), so it is not at rest
+        if float(np.hypot(*(xy[-1] - xy[0]))) > 2 * self.s.rest_radius_mm + 1e-6:
+            return None
         mean = xy.mean(axis=0)
         if float(np.max(np.hypot(*(xy - mean).T))) > self.s.rest_radius_mm:
             return None
