@@ -53,9 +53,12 @@ def judge_log(items: Iterable[LogItem], *, table: Table, game: Game | None = Non
     out = Judgement()
     st: MatchState | None = None
     kept, doubtful = hold_doubtful_starts(items)
+    prev_start: Event | None = None
     for step in group_log(kept):
         if isinstance(step, InputsRecord):
             for inp in step.inputs:
+                if inp.type in (InputType.MATCH, InputType.STATE):
+                    prev_start = None  # a new position: no shot of before is still running
                 if inp.type is InputType.MATCH:
                     st = state_from_header(inp, game, tbl)
                 elif inp.type is InputType.STATE:
@@ -69,6 +72,8 @@ def judge_log(items: Iterable[LogItem], *, table: Table, game: Game | None = Non
             out.outputs.append(lag)
         else:
             st, verdict = play_shot(st, step, tbl, cfg, doubtful.get(step.number, ()))
+            verdict = _early_after_doubtful(verdict, step, prev_start)
+            prev_start = step.start
             out.outputs.append(verdict)
         out.states.append(st)
     out.state = st
@@ -104,6 +109,18 @@ def hold_doubtful_starts(items: Iterable[LogItem]) -> tuple[list[LogItem], dict[
             open_shot = False
         kept.append(item)
     return kept, held
+
+
+def _early_after_doubtful(verdict: Verdict, rec: ShotRecord, prev_start: Event | None) -> Verdict:
+    """A stroke marked early (1.14.2) after a shot whose own stroke was doubtful: the foul rests on that
+    doubt (if no stroke was played, nothing was still running), so the verdict says so for review."""
+    early = rec.start.extra.get("early") or rec.start.extra.get("previous_shot_running")
+    if not early or prev_start is None or start_confidence(prev_start) >= ASSERTED:
+        return verdict
+    reason = (f"marked as struck before the previous shot ended, but that shot's stroke at t={prev_start.t:.3f} s "
+              f"is doubtful (confidence {start_confidence(prev_start):.2f}): 1.14.2 rests on it")
+    rv = verdict.review
+    return replace(verdict, review=Review(True, (*rv.reasons, reason), (*rv.events, event_ref(prev_start))))
 
 
 def _start_review(review: Review, rec: ShotRecord, doubtful: Sequence[Event], cfg: RulesSettings) -> Review:

@@ -42,8 +42,9 @@ class Direction(StrEnum):
     REAR = "rear"
 
 
-# The writer asserts an event at this confidence or above; below it the event is reported for review only
-# (docs/event-schema.md, Confidence).
+# The writer asserts an event at this confidence or above; below it the event is reported for review (a
+# doubtful shot_start never splits a running shot and every verdict resting on it is flagged; see
+# docs/event-schema.md, How the rules engine reads a shot_start).
 ASSERTED = 0.5
 
 # Fields every event carries; everything else lives in the typed optional fields or `extra`.

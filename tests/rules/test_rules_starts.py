@@ -115,3 +115,35 @@ def test_confidence_readers() -> None:
     assert (start_confidence(old), ball_confidence(old), opens_shot(old)) == (0.3, 0.3, False)
     odd = Event(EventType.SHOT_START, 1.0, 60, 0.8, ball="C", extra={"start_confidence": "x"})
     assert start_confidence(odd) == 0.8
+
+
+def test_an_early_stroke_after_a_doubtful_shot_says_its_1_14_2_rests_on_that_doubt() -> None:
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    # a doubtful start while no shot runs opens a shot (flagged); the real stroke then comes marked early
+    lb.rows.append({"type": "shot_start", "t": lb._tick(), "frame": 0, "ball": "3", "confidence": 0.3,
+                    "start_confidence": 0.3, "ball_confidence": 1.0})
+    lb.add("choose", option="play")
+    lb.rows.append({"type": "shot_start", "t": lb._tick(), "frame": 0, "ball": "C", "confidence": 0.95,
+                    "start_confidence": 0.95, "ball_confidence": 1.0, "early": True})
+    for s in POT7:
+        lb.rows.append(lb.step(s))
+    lb.rows.append(lb._event("shot_end"))
+    vs = _verdicts(lb.rows)
+    assert len(vs) == 2
+    assert any(f.clause == "1.14.2" for f in vs[1].fouls)
+    assert vs[1].review.flag
+    assert any("1.14.2 rests on it" in r for r in vs[1].review.reasons)
+    doubtful_t = next(r["t"] for r in lb.rows if r.get("type") == "shot_start" and r.get("ball") == "3")
+    assert any(e.get("t") == round(doubtful_t, 6) for e in vs[1].review.events)
+
+
+def test_an_early_stroke_after_a_sure_shot_is_not_flagged_for_that() -> None:
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.shot([("contact", "C", "7")], end=False)
+    lb.rows.append({"type": "shot_start", "t": lb._tick(), "frame": 0, "ball": "C", "confidence": 0.95,
+                    "start_confidence": 0.95, "ball_confidence": 1.0, "early": True})
+    lb.rows.append(lb._event("shot_end"))
+    for v in _verdicts(lb.rows):
+        assert not any("1.14.2 rests on it" in r for r in v.review.reasons)
