@@ -121,6 +121,7 @@ class JobRunner:
         self.futures: dict[int, Future[None]] = {}
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._lock = threading.Lock()
+        self._queue_lock = threading.Lock()  # one check-and-submit at a time: submit and the heartbeat race
         self._held: set[int] = set()
         self._lost: set[int] = set()
         self._beat = threading.Thread(target=self._heartbeat, name="analysis-leases", daemon=True)
@@ -142,8 +143,17 @@ class JobRunner:
                 return False
         finally:
             conn.close()
-        self.futures[analysis_id] = self._pool.submit(self._run, analysis_id)
+        self._queue(analysis_id)
         return True
+
+    def _queue(self, analysis_id: int) -> bool:
+        """Queue a run unless one of this analysis is already queued or running in this process."""
+        with self._queue_lock:
+            running = self.futures.get(analysis_id)
+            if running is not None and not running.done():
+                return False
+            self.futures[analysis_id] = self._pool.submit(self._run, analysis_id)
+            return True
 
     def resume_orphans(self, message: str) -> list[int]:
         """Lease and queue the unfinished analyses no live server holds (its server stopped or died)."""
@@ -158,7 +168,7 @@ class JobRunner:
                     continue
                 if self._claim(conn, analysis_id, dead):
                     db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.QUEUED, message=message)
-                    self.futures[analysis_id] = self._pool.submit(self._run, analysis_id)
+                    self._queue(analysis_id)
                     taken.append(analysis_id)
         finally:
             conn.close()
