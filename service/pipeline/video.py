@@ -16,7 +16,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from vision.source import bgr_of, yuv_frame
+from vision.source import yuv_frame
 
 
 @dataclass(frozen=True)
@@ -62,12 +62,6 @@ def is_i420(image: np.ndarray) -> bool:
     return image.ndim == 2
 
 
-def to_bgr(image: np.ndarray) -> np.ndarray:
-    """BGR pixels of a frame given as BGR (H, W, 3), planar I420 (H * 3 / 2, W) or a YUVFrame (a bare Y
-    plane to OpenCV would silently give a wrong picture: vision.source.bgr_of knows all three)."""
-    return bgr_of(image)
-
-
 def read_frames(
     path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0, i420: bool = False
 ) -> Iterator[Frame]:
@@ -75,7 +69,7 @@ def read_frames(
 
     `threads=1` pins the decoder to one core (speed benchmark); 0 lets FFmpeg choose. `i420=True` hands
     out the decoder's planar YUV 4:2:0 without a colour conversion when the stream has it (vision reads
-    it directly; `to_bgr` converts when a picture is needed).
+    it directly; `vision.source.bgr_of` converts when a picture is needed).
     """
     try:
         container = av.open(str(path))

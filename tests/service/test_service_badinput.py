@@ -202,13 +202,18 @@ class RecordingPerception(ScriptedPerception):
         RecordingPerception.told.append((self.t, positions))
 
 
-def recording_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
-    base = scripted_stages(cfg, table, image, fps)
-    return Stages(base.calibration, RecordingPerception(), ScriptedDetector())
+def stages_with(perception: type[RecordingPerception]) -> Any:
+    """A stage factory: the scripted calibration and detector around a fresh `perception`."""
+
+    def factory(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+        base = scripted_stages(cfg, table, image, fps)
+        return Stages(base.calibration, perception(), ScriptedDetector())
+
+    return factory
 
 
 def test_identify_is_stored_judged_as_nothing_and_reaches_vision(tmp_path: Path) -> None:
-    srv = LiveServer(tmp_path / "data", stage_factory=recording_stages).start()
+    srv = LiveServer(tmp_path / "data", stage_factory=stages_with(RecordingPerception)).start()
     RecordingPerception.told.clear()
     try:
         with httpx.Client(base_url=srv.url, timeout=20.0) as c:
@@ -246,13 +251,8 @@ class HeldPerception(RecordingPerception):
         return super().update(image, frame, t)
 
 
-def held_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
-    base = scripted_stages(cfg, table, image, fps)
-    return Stages(base.calibration, HeldPerception(), ScriptedDetector())
-
-
 def test_identify_posted_during_an_analysis_reaches_vision_while_it_runs(tmp_path: Path) -> None:
-    srv = LiveServer(tmp_path / "data", stage_factory=held_stages).start()
+    srv = LiveServer(tmp_path / "data", stage_factory=stages_with(HeldPerception)).start()
     RecordingPerception.told.clear()
     HeldPerception.reached.clear()
     HeldPerception.go_on.clear()
