@@ -94,8 +94,10 @@ def hold_doubtful_starts(items: Iterable[LogItem]) -> tuple[list[LogItem], dict[
     shots, open_shot, in_lag = 0, False, False
     for item in items:
         if isinstance(item, RefereeInput):
+            # as in `group_log`: a header or state line closes the open shot, and only the lag's own shot_end
+            # ends a lag (a state line entered during it does not)
             if item.type in (InputType.MATCH, InputType.STATE, InputType.LAG):
-                open_shot, in_lag = False, item.type is InputType.LAG
+                open_shot, in_lag = False, in_lag or item.type is InputType.LAG
             kept.append(item)
             continue
         if in_lag:
@@ -299,7 +301,9 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
     if clock_info is not None and clock_info["status"] == "warning":
         notes.append(f"the referee announced the last 10 s at {clock_info['warning_at_s']:g} s (1.26)")
     if replay:
-        return _replay(st, rec, facts, player, prep.review, override)
+        st2, v = _replay(st, rec, facts, player, prep.review, override)
+        # a possible stroke inside the replayed shot is kept for review with its evidence, not dropped
+        return st2, replace(v, review=_start_review(v.review, rec, doubtful, cfg))
 
     potted = [(p.ball, p.pocket) for p in facts.potted]
     break_illegal = rep.break_illegal and any(f.clause in ("1.12.1", "1.5.3") for f in fouls)

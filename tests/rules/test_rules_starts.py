@@ -11,6 +11,7 @@ from rules.engine import hold_doubtful_starts, judge_log
 from rules.events import Event, EventType, ball_confidence, opens_shot, start_confidence
 from rules.inputs import parse_log
 from rules.logbuild import LogBuilder
+from rules.records import ShotRecord, group_log
 from rules.verdict import Verdict
 
 TABLE = Table.load()
@@ -147,3 +148,51 @@ def test_an_early_stroke_after_a_sure_shot_is_not_flagged_for_that() -> None:
     lb.rows.append(lb._event("shot_end"))
     for v in _verdicts(lb.rows):
         assert not any("1.14.2 rests on it" in r for r in v.review.reasons)
+
+
+def test_a_doubtful_start_inside_a_replayed_shot_is_named_for_review() -> None:
+    # the referee orders the shot replayed (1.23.2): the possible stroke inside it is not dropped silently
+    rows = _with_start_inside({"confidence": 0.09, "start_confidence": 0.3, "ball_confidence": 0.3},
+                              [("pot", "7", "rear_left")])
+    lb = LogBuilder()
+    lb.rows, lb.t = rows, rows[-1]["t"]
+    lb.add("override", shot=1, verdict={"replay": True}, reason="balls disturbed by a spectator")
+    vs = _verdicts(lb.rows)
+    assert len(vs) == 1 and vs[0].result.value == "replay"
+    assert vs[0].review.flag
+    assert any("not counted as a new shot" in r for r in vs[0].review.reasons)
+    assert any(e["type"] == "shot_start" and e["balls"] == ["3"] for e in vs[0].review.events)
+
+
+def _lag_with_a_state_line() -> list[dict[str, Any]]:
+    """A lag whose second ball's start comes after a state line the referee entered during it, then a shot
+    with a doubtful start inside it."""
+    lb = LogBuilder("russian71", breaker=None)
+    lb.add("lag", balls={"C": "A", "1": "B"})
+    lb.rows.append({"type": "shot_start", "t": lb._tick(), "frame": 1, "ball": "C",
+                    "positions": {"C": [-1200.0, 300.0], "1": [-1200.0, -300.0]}})
+    lb.state(score={"A": 0, "B": 0})
+    lb.rows.append({"type": "shot_start", "t": lb._tick(), "frame": 2, "ball": "1"})
+    for s in [("cushion", "C", "rear"), ("cushion", "1", "rear")]:
+        lb.rows.append(lb.step(s))
+    lb.rows.append({"type": "shot_end", "t": lb._tick(), "frame": 3,
+                    "positions": {"C": [-1700.0, 300.0], "1": [-1500.0, -300.0]}})
+    rest = lb.rows
+    lb2 = LogBuilder()
+    lb2.rows, lb2.t = rest, rest[-1]["t"]
+    lb2.shot([("contact", "C", "7")], end=False)
+    lb2.rows.append({"type": "shot_start", "t": lb2._tick(), "frame": 0, "ball": "3", "confidence": 0.09,
+                     "start_confidence": 0.3, "ball_confidence": 0.3})
+    lb2.rows.append(lb2._event("shot_end"))
+    return lb2.rows
+
+
+def test_held_starts_are_numbered_as_group_log_numbers_shots_across_a_state_line_in_a_lag() -> None:
+    items = parse_log(_lag_with_a_state_line())
+    kept, held = hold_doubtful_starts(items)
+    numbers = [s.number for s in group_log(kept) if isinstance(s, ShotRecord)]
+    assert numbers == [1]
+    assert list(held) == [1] and held[1][0].ball == "3"
+    vs = _verdicts(_lag_with_a_state_line())
+    assert [v.shot for v in vs] == [1]
+    assert any("not counted as a new shot" in r for r in vs[0].review.reasons)
