@@ -89,7 +89,8 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.executescript(SCHEMA)
     cols = {r["name"] for r in conn.execute("PRAGMA table_info(analyses)")}
-    for col, kind in (("owner", "TEXT"), ("lease_until", "REAL")):  # databases made before leases
+    for col, kind in (("owner", "TEXT"), ("lease_until", "REAL"),  # databases made before leases
+                      ("epoch", "INTEGER NOT NULL DEFAULT 0")):  # ... and before fencing
         if col not in cols:
             try:
                 conn.execute(f"ALTER TABLE analyses ADD COLUMN {col} {kind}")
@@ -176,13 +177,16 @@ class LogRow:
 
 def append_log(
     conn: sqlite3.Connection, *, match_id: int, entries: list[tuple[LogKind, dict[str, Any]]],
-    analysis_id: int | None = None,
+    analysis_id: int | None = None, fence: Fence | None = None,
 ) -> list[LogRow]:
     """Append entries atomically with consecutive sequence numbers. With `analysis_id`, the same
-    transaction records that this analysis wrote them (a resumed analysis must not write them twice)."""
+    transaction records that this analysis wrote them (a resumed analysis must not write them twice); with
+    `fence`, it first checks that the writer still holds the analysis's lease (raises Fenced)."""
     now = _now()
     out = []
     with transaction(conn):
+        if fence is not None:
+            check_fence(conn, fence)
         seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM log WHERE match_id = ?", (match_id,)).fetchone()[0])
         for kind, data in entries:
             seq += 1
@@ -227,13 +231,18 @@ def last_seq(conn: sqlite3.Connection, *, match_id: int) -> int:
 
 
 # --- verdicts (cache of the fold) -------------------------------------------------------------------
-def replace_verdicts(conn: sqlite3.Connection, *, match_id: int, verdicts: list[dict[str, Any]]) -> None:
+def store_fold(conn: sqlite3.Connection, *, match_id: int, verdicts: list[dict[str, Any]], state: dict[str, Any],
+               fence: Fence | None = None) -> None:
+    """Replace the cached verdicts and state of a match in one transaction (fenced when `fence` is given)."""
     with transaction(conn):
+        if fence is not None:
+            check_fence(conn, fence)
         conn.execute("DELETE FROM verdicts WHERE match_id = ?", (match_id,))
         conn.executemany(
             "INSERT INTO verdicts (match_id, shot, payload) VALUES (?, ?, ?)",
             [(match_id, int(v["shot"]), json.dumps(v)) for v in verdicts],
         )
+        set_match_state(conn, match_id=match_id, state=state)
 
 
 def read_verdicts(conn: sqlite3.Connection, *, match_id: int) -> list[dict[str, Any]]:
@@ -275,15 +284,21 @@ def create_analysis(conn: sqlite3.Connection, *, match_id: int, video: str, out_
 
 def update_analysis(
     conn: sqlite3.Connection, *, analysis_id: int, status: AnalysisStatus | None = None,
-    progress: float | None = None, message: str | None = None,
+    progress: float | None = None, message: str | None = None, fence: Fence | None = None,
 ) -> None:
+    """Set the status, progress or message; with `fence`, only while the writer holds the lease (else Fenced)."""
     sets, args = ["updated_at = ?"], [_now()]
     for col, val in (("status", None if status is None else str(status)), ("progress", progress),
                      ("message", message)):
         if val is not None:
             sets.append(f"{col} = ?")
             args.append(val)  # type: ignore[arg-type]
-    conn.execute(f"UPDATE analyses SET {', '.join(sets)} WHERE id = ?", (*args, analysis_id))
+    where, wargs = "id = ?", [analysis_id]
+    if fence is not None:
+        where, wargs = "id = ? AND epoch = ?", [analysis_id, fence.epoch]
+    cur = conn.execute(f"UPDATE analyses SET {', '.join(sets)} WHERE {where}", (*args, *wargs))
+    if fence is not None and cur.rowcount != 1:
+        raise Fenced(f"analysis {analysis_id}: lease epoch {fence.epoch} was taken over")
 
 
 def get_analysis(conn: sqlite3.Connection, *, analysis_id: int) -> AnalysisRow | None:
@@ -299,20 +314,49 @@ def list_analyses(conn: sqlite3.Connection, *, limit: int = 100) -> list[Analysi
 # Several servers may share one database: an unfinished analysis is run by the process that holds its lease
 # (owner, lease_until in epoch seconds), renewed while it runs. Only an analysis with no live lease is
 # resumed or taken over, so two servers never run the same one.
+#
+# A lease can still be lost by a live process (its heartbeat starved for a whole lease): so every lease taken
+# by a new holder gets the next `epoch`, and each write of the analysis checks, in its own transaction, that
+# the epoch it was started under is still the analysis's (a fence). The old worker's next write fails with
+# Fenced; it stops and writes nothing more.
 _UNFINISHED = (str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING))
 _FREE = "(owner IS NULL OR lease_until IS NULL OR lease_until < ?)"
 
 
+class Fenced(Exception):
+    """The analysis's lease was taken by another holder since this worker took it: the write was refused."""
+
+
+@dataclass(frozen=True)
+class Fence:
+    """The lease a worker runs under: analysis id and the epoch taken with the lease."""
+
+    analysis_id: int
+    epoch: int
+
+
+def check_fence(conn: sqlite3.Connection, fence: Fence) -> None:
+    """Raise Fenced unless the analysis is still at the fence's epoch (call inside the write's transaction)."""
+    row = conn.execute("SELECT epoch FROM analyses WHERE id = ?", (fence.analysis_id,)).fetchone()
+    if row is None or int(row["epoch"]) != fence.epoch:
+        raise Fenced(f"analysis {fence.analysis_id}: lease epoch {fence.epoch} was taken over")
+
+
 def claim_analysis(conn: sqlite3.Connection, *, analysis_id: int, owner: str, now: float, lease_s: float,
-                   dead_owner: str | None = None) -> bool:
-    """Take (or keep) the lease of an unfinished analysis; False when another live process holds it
-    (`dead_owner`: a holder known to be gone, whose lease has not lapsed yet)."""
+                   dead_owner: str | None = None) -> Fence | None:
+    """Take (or keep) the lease of an unfinished analysis: its fence (a new epoch when the holder changes),
+    or None when another live process holds it (`dead_owner`: a holder known to be gone, whose lease has not
+    lapsed yet)."""
     with transaction(conn):
         cur = conn.execute(
-            f"UPDATE analyses SET owner = ?, lease_until = ? WHERE id = ? AND status IN (?, ?) "
+            f"UPDATE analyses SET owner = ?, lease_until = ?, "
+            f"epoch = epoch + (CASE WHEN owner IS ? THEN 0 ELSE 1 END) WHERE id = ? AND status IN (?, ?) "
             f"AND (owner = ? OR owner = ? OR {_FREE})",
-            (owner, now + lease_s, analysis_id, *_UNFINISHED, owner, dead_owner, now))
-    return cur.rowcount == 1
+            (owner, now + lease_s, owner, analysis_id, *_UNFINISHED, owner, dead_owner, now))
+        if cur.rowcount != 1:
+            return None
+        epoch = conn.execute("SELECT epoch FROM analyses WHERE id = ?", (analysis_id,)).fetchone()["epoch"]
+    return Fence(analysis_id, int(epoch))
 
 
 def leased_analyses(conn: sqlite3.Connection, *, now: float) -> list[tuple[int, str]]:
@@ -334,9 +378,12 @@ def renew_leases(conn: sqlite3.Connection, *, owner: str, ids: list[int], now: f
     return held
 
 
-def release_analysis(conn: sqlite3.Connection, *, analysis_id: int, owner: str) -> None:
-    conn.execute("UPDATE analyses SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?",
-                 (analysis_id, owner))
+def release_analysis(conn: sqlite3.Connection, *, analysis_id: int, owner: str, fence: Fence | None = None) -> None:
+    """Give up the lease (only the holder's own; with `fence`, only the lease of that epoch)."""
+    sql, args = "UPDATE analyses SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?", [analysis_id, owner]
+    if fence is not None:
+        sql, args = sql + " AND epoch = ?", [*args, fence.epoch]
+    conn.execute(sql, args)
 
 
 def unfinished_analyses(conn: sqlite3.Connection, *, now: float) -> list[AnalysisRow]:

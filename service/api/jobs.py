@@ -11,18 +11,16 @@ are not appended a second time; the stored lines are never removed.
 
 from __future__ import annotations
 
-import os
-import socket
+import contextlib
 import threading
 import time
 import traceback
-import uuid
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
 from rules.events import Event, EventType
-from service.api import db, matchlog
+from service.api import db, leases, matchlog
 from service.api.live import LiveHub
 from service.api.settings import Settings
 from service.pipeline import checkpoint as ck
@@ -45,24 +43,13 @@ class LeaseLost(Exception):
 
 
 # Referee inputs posted while an analysis runs are read this often (wall clock): a statement of where balls
-# are reaches vision within this time of its posting, at the cost of one indexed query per interval.
+# are reaches vision within this time of its posting, at the cost of one indexed query per interval. The
+# worker checks its lease's fence as often, so one whose lease was taken stops within this time even when it
+# has nothing to write.
 POLL_INPUTS_S = 0.5
-
-
-def _dead_here(owner: str) -> bool:
-    """An owner id `host:pid:token` of a process on this machine that no longer exists (a crashed server
-    whose lease has not lapsed yet). A pid reused by another process reads as alive: then the lease lapses."""
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+# A worker that took an analysis over while the old worker still holds its output folder looks again this
+# often (wall clock): the old one stops at its next write or fence check (POLL_INPUTS_S).
+FOLDER_POLL_S = 0.2
 
 
 # A re-made event this close in video time to a stored one of the same kind is that event: a tracker
@@ -119,27 +106,28 @@ class JobRunner:
         self._pool = ThreadPoolExecutor(max_workers=max(1, settings.analysis_workers), thread_name_prefix="analysis")
         self._stop = threading.Event()
         self.futures: dict[int, Future[None]] = {}
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.me = leases.ServerId.mine()
+        self.owner = str(self.me)
         self._lock = threading.Lock()
         self._queue_lock = threading.Lock()  # one check-and-submit at a time: submit and the heartbeat race
         self._held: set[int] = set()
         self._lost: set[int] = set()
         self._beat = threading.Thread(target=self._heartbeat, name="analysis-leases", daemon=True)
 
-    def _claim(self, conn: Any, analysis_id: int, dead_owner: str | None = None) -> bool:
-        ok = db.claim_analysis(conn, analysis_id=analysis_id, owner=self.owner, now=time.time(),
-                               lease_s=self.settings.lease_s, dead_owner=dead_owner)
-        if ok:
+    def _claim(self, conn: Any, analysis_id: int, dead_owner: str | None = None) -> db.Fence | None:
+        fence = db.claim_analysis(conn, analysis_id=analysis_id, owner=self.owner, now=time.time(),
+                                  lease_s=self.settings.lease_s, dead_owner=dead_owner)
+        if fence is not None:
             with self._lock:
                 self._held.add(analysis_id)
                 self._lost.discard(analysis_id)
-        return ok
+        return fence
 
     def submit(self, analysis_id: int) -> bool:
         """Lease the analysis and queue it; False (nothing queued) when another live server holds it."""
         conn = db.connect(self.settings.database)
         try:
-            if not self._claim(conn, analysis_id):
+            if self._claim(conn, analysis_id) is None:
                 return False
         finally:
             conn.close()
@@ -162,11 +150,12 @@ class JobRunner:
         try:
             now = time.time()
             orphans: list[tuple[int, str | None]] = [(a.id, None) for a in db.unfinished_analyses(conn, now=now)]
-            orphans += [(i, o) for i, o in db.leased_analyses(conn, now=now) if o != self.owner and _dead_here(o)]
+            orphans += [(i, o) for i, o in db.leased_analyses(conn, now=now)
+                        if o != self.owner and leases.seen_dead(o, self.me)]
             for analysis_id, dead in sorted(orphans, key=lambda x: x[0]):
                 if analysis_id in self.futures and not self.futures[analysis_id].done():
                     continue
-                if self._claim(conn, analysis_id, dead):
+                if self._claim(conn, analysis_id, dead) is not None:
                     db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.QUEUED, message=message)
                     self._queue(analysis_id)
                     taken.append(analysis_id)
@@ -180,7 +169,7 @@ class JobRunner:
         try:
             now = time.time()
             for i, o in db.leased_analyses(conn, now=now):
-                if o != self.owner and _dead_here(o):
+                if o != self.owner and leases.seen_dead(o, self.me):
                     db.release_analysis(conn, analysis_id=i, owner=o)
             db.fail_unfinished_analyses(conn, now=now)
         finally:
@@ -212,53 +201,90 @@ class JobRunner:
     def shutdown(self, wait_s: float = 10.0) -> None:
         """Stop running analyses at their next frame (they stay queued, to resume at the next start) and
         drop queued ones; wait up to `wait_s` for the workers to record that (a frame takes milliseconds,
-        but the first one of a run waits for the calibration). Then give up every lease this process holds,
-        so the next server resumes them at once."""
+        but the first one of a run waits for the calibration). Each worker that stopped gave up its lease, and
+        so are the leases of the dropped ones, so the next server resumes them at once. A worker still running
+        after the wait keeps its lease: it lapses lease_s after the last renewal (the heartbeat has stopped),
+        and only then may another server take the analysis (and fence this worker out)."""
         self._stop.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
         wait([f for f in self.futures.values() if not f.done()], timeout=wait_s)
+        with self._queue_lock:
+            running = {i for i, f in self.futures.items() if not f.done()}
         conn = db.connect(self.settings.database)
         try:
             with self._lock:
-                ids = sorted(self._held)
+                ids = sorted(self._held - running)
             for i in ids:
                 db.release_analysis(conn, analysis_id=i, owner=self.owner)
         finally:
             conn.close()
 
+    def _take_folder(self, conn: Any, fence: db.Fence, out: Path) -> leases.FolderLock:
+        """Lock the analysis's output folder, waiting while a worker whose lease this process took over still
+        holds it (it stops at its next write or fence check). Raises Stopped / LeaseLost / db.Fenced."""
+        lock = leases.FolderLock(out)
+        said = False
+        while not lock.try_take():
+            try:
+                if self._stop.is_set():
+                    raise Stopped
+                if fence.analysis_id in self._lost:
+                    raise LeaseLost
+                db.check_fence(conn, fence)
+                if not said:
+                    db.update_analysis(conn, analysis_id=fence.analysis_id, fence=fence,
+                                       message="waiting for the previous server's worker to let go of the outputs")
+                    said = True
+            except BaseException:
+                lock.close()
+                raise
+            time.sleep(FOLDER_POLL_S)
+        return lock
+
+    def _record(self, conn: Any, fence: db.Fence | None, status: db.AnalysisStatus, message: str) -> None:
+        """The job's end, written only while this worker still holds the lease it ran under."""
+        if fence is None:
+            return
+        with contextlib.suppress(db.Fenced):  # taken over meanwhile: the new holder records the outcome
+            db.update_analysis(conn, analysis_id=fence.analysis_id, status=status, message=message, fence=fence)
+
     def _run(self, analysis_id: int) -> None:
         conn = db.connect(self.settings.database)
-        lost = False
+        fence: db.Fence | None = None
+        folder: leases.FolderLock | None = None
         try:
-            if not self._claim(conn, analysis_id):  # taken over while it waited in the queue
+            fence = self._claim(conn, analysis_id)
+            if fence is None:  # taken over while it waited in the queue
                 return
             job = db.get_analysis(conn, analysis_id=analysis_id)
             assert job is not None
             match = db.get_match(conn, match_id=job.match_id)
             assert match is not None
+            folder = self._take_folder(conn, fence, Path(job.out_dir))
             db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.RUNNING,
-                               message=job.message or "started")
-            self._analyze(conn, job, match)
-        except LeaseLost:
-            lost = True
+                               message=job.message or "started", fence=fence)
+            self._analyze(conn, job, match, fence)
+        except (LeaseLost, db.Fenced):
+            fence = None  # another server holds the analysis: nothing of it is ours to write or release
         except Stopped:
-            db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.QUEUED,
-                               message="stopped by a service shutdown; it resumes from its checkpoint at the "
-                                       "next start")
+            self._record(conn, fence, db.AnalysisStatus.QUEUED,
+                         "stopped by a service shutdown; it resumes from its checkpoint at the next start")
         except (ValueError, OSError) as exc:
-            db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.FAILED, message=str(exc))
+            self._record(conn, fence, db.AnalysisStatus.FAILED, str(exc))
         except Exception as exc:  # a worker must never die silently: record what happened
-            msg = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
-            db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.FAILED, message=msg)
+            self._record(conn, fence, db.AnalysisStatus.FAILED,
+                         f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}")
         finally:
-            if not lost:
-                db.release_analysis(conn, analysis_id=analysis_id, owner=self.owner)
+            if folder is not None:
+                folder.close()
+            if fence is not None:
+                db.release_analysis(conn, analysis_id=analysis_id, owner=self.owner, fence=fence)
             with self._lock:
                 self._held.discard(analysis_id)
             conn.close()
 
-    def _analyze(self, conn: Any, job: db.AnalysisRow, match: db.MatchRow) -> None:
-        last = [0.0]
+    def _analyze(self, conn: Any, job: db.AnalysisRow, match: db.MatchRow, fence: db.Fence) -> None:
+        last, checked = [0.0], [time.monotonic()]
         out = Path(job.out_dir)
         if not Path(job.video).is_file():  # checked before the pipeline, which would start the outputs afresh
             raise ValueError(f"the video is no longer on the server: {job.video}")
@@ -276,7 +302,7 @@ class JobRunner:
             if overlap.already_stored(d):  # made again after a resume: the log has it already
                 return
             matchlog.append(conn, self.hub, match, [(db.LogKind.EVENT, d)],
-                            fold_now=e.type is EventType.SHOT_END, analysis_id=job.id)
+                            fold_now=e.type is EventType.SHOT_END, analysis_id=job.id, fence=fence)
 
         def on_progress(done: int, total: int, t: float) -> None:
             if self._stop.is_set():
@@ -284,10 +310,13 @@ class JobRunner:
             if job.id in self._lost:
                 raise LeaseLost
             now = time.monotonic()
+            if now - checked[0] >= POLL_INPUTS_S:  # a lease taken over while this worker had nothing to write
+                checked[0] = now
+                db.check_fence(conn, fence)
             if now - last[0] >= 1.0:
                 last[0] = now
                 frac = done / total if total else 0.0
-                db.update_analysis(conn, analysis_id=job.id, progress=min(frac, 1.0),
+                db.update_analysis(conn, analysis_id=job.id, progress=min(frac, 1.0), fence=fence,
                                    message=f"{t:.1f} s of video" + (" (resumed after an interruption)" if resumed_run
                                                                     else ""))
                 self.hub.publish(match.id, {"kind": "progress", "seq": 0,
@@ -301,7 +330,7 @@ class JobRunner:
                 if d.get("type") == "match":
                     d["players"] = list(match.players)
             rows = matchlog.append(conn, self.hub, match, [(db.LogKind.INPUT, d) for d in lines], fold_now=False,
-                                   analysis_id=job.id)
+                                   analysis_id=job.id, fence=fence)
             own_seqs.update(r.seq for r in rows)
 
         seen, polled = [db.last_seq(conn, match_id=match.id)], [float("-inf")]
@@ -334,7 +363,8 @@ class JobRunner:
         result = analyze(cfg, hooks, self.stage_factory)
         if result.read.error and result.frames == 0 and result.events == 0:
             raise ValueError(f"no frame of the video could be decoded: {result.read.error}")
-        matchlog.publish_fold(self.hub, match, matchlog.refold(conn, match), db.last_seq(conn, match_id=match.id))
+        fold = matchlog.refold(conn, match, fence)
+        matchlog.publish_fold(self.hub, match, fold, db.last_seq(conn, match_id=match.id))
         db.set_report(conn, match_id=match.id, report_path=str(out / "report.html"))
         resumed = [n for n in notes if n.startswith("resuming at frame")]
         msg = "; ".join(n for n in result.notes[-3:] if n not in resumed) or "done"
@@ -343,4 +373,5 @@ class JobRunner:
         if resumed_run:
             said = resumed[0] if resumed else "no checkpoint yet: analysed again from the start"
             msg = f"resumed after an interruption ({said}); {overlap.summary()}; {msg}"
-        db.update_analysis(conn, analysis_id=job.id, status=db.AnalysisStatus.DONE, progress=1.0, message=msg)
+        db.update_analysis(conn, analysis_id=job.id, status=db.AnalysisStatus.DONE, progress=1.0, message=msg,
+                           fence=fence)

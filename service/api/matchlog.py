@@ -71,8 +71,8 @@ class FoldState:
     verdicts: list[dict[str, Any]]
 
 
-def refold(conn: sqlite3.Connection, match: db.MatchRow) -> FoldState:
-    """Fold the stored log, cache verdicts and state."""
+def refold(conn: sqlite3.Connection, match: db.MatchRow, fence: db.Fence | None = None) -> FoldState:
+    """Fold the stored log, cache verdicts and state (an analysis's fold: only while it holds its lease)."""
     rows = db.read_log(conn, match_id=match.id)
     try:
         fold = judging.fold(full_log(match, rows), match.game)
@@ -83,8 +83,7 @@ def refold(conn: sqlite3.Connection, match: db.MatchRow) -> FoldState:
             **(match.state or {}), "error": f"the log no longer folds: {exc}"}
     state["events"] = sum(1 for r in rows if r.kind is db.LogKind.EVENT)
     state["inputs"] = sum(1 for r in rows if r.kind is db.LogKind.INPUT)
-    db.replace_verdicts(conn, match_id=match.id, verdicts=verdicts)
-    db.set_match_state(conn, match_id=match.id, state=state)
+    db.store_fold(conn, match_id=match.id, verdicts=verdicts, state=state, fence=fence)
     return FoldState(state, verdicts)
 
 
@@ -96,8 +95,10 @@ def append(
     *,
     fold_now: bool = True,
     analysis_id: int | None = None,
+    fence: db.Fence | None = None,
 ) -> list[db.LogRow]:
-    """Validate, append, re-fold, publish. Raises LogRejected (nothing stored) for a bad line or log."""
+    """Validate, append, re-fold, publish. Raises LogRejected (nothing stored) for a bad line or log, and
+    db.Fenced (nothing stored) for an analysis whose lease another server took."""
     clean: list[tuple[db.LogKind, dict[str, Any]]] = []
     for n, (kind, d) in enumerate(entries, 1):
         try:
@@ -110,12 +111,12 @@ def append(
             judging.fold(trial, match.game)
         except (ValueError, KeyError, TypeError) as exc:
             raise LogRejected(f"the rules engine refuses this input: {exc}") from exc
-    rows = db.append_log(conn, match_id=match.id, entries=clean, analysis_id=analysis_id)
+    rows = db.append_log(conn, match_id=match.id, entries=clean, analysis_id=analysis_id, fence=fence)
     if hub is not None:
         for r in rows:
             hub.publish(match.id, {"kind": str(r.kind), "seq": r.seq, "data": r.data})
     if fold_now:
-        publish_fold(hub, match, refold(conn, match), rows[-1].seq if rows else 0)
+        publish_fold(hub, match, refold(conn, match, fence), rows[-1].seq if rows else 0)
     return rows
 
 

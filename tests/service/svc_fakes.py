@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import av
 import cv2
+import httpx
 import numpy as np
 
 from calibration.camera import CameraModel
@@ -74,6 +77,21 @@ class PausingPerception(ScriptedPerception):
         return super().update(image, frame, t)
 
 
+class GatedPerception(ScriptedPerception):
+    """ScriptedPerception that holds at frame `hold_at` until `gate` is set: a worker stalled at a known frame
+    in this process. The class attributes are not pickled: a copy restored by another process runs through."""
+
+    hold_at: ClassVar[int | None] = None
+    reached: ClassVar[threading.Event] = threading.Event()
+    gate: ClassVar[threading.Event] = threading.Event()
+
+    def update(self, image: np.ndarray, frame: int, t: float) -> BallStates:
+        if frame == GatedPerception.hold_at:
+            GatedPerception.reached.set()
+            GatedPerception.gate.wait(120)
+        return super().update(image, frame, t)
+
+
 class ScriptedDetector:
     """A shot every 40 frames: start at 5, contact at 15, end at 30 (by frame number, so it is resumable)."""
 
@@ -100,6 +118,11 @@ def scripted_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: fl
 def pausing_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
     cam = CameraModel.look_at((0, 0, 3000), (0, 0, 0), (1, 0, 0), 100, *SIZE)
     return Stages(CalibrationView(cam, table, "scripted"), PausingPerception(), ScriptedDetector())
+
+
+def gated_stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+    cam = CameraModel.look_at((0, 0, 3000), (0, 0, 0), (1, 0, 0), 100, *SIZE)
+    return Stages(CalibrationView(cam, table, "scripted"), GatedPerception(), ScriptedDetector())
 
 
 def counting_judge(log: list[dict[str, Any]], game: str) -> judging.MatchFold:
@@ -162,3 +185,43 @@ def counting_judge_all(log: list[dict[str, Any]], game: str) -> judging.MatchFol
     verdicts = tuple(judging.VerdictView(i + 1, "legal", (), f"shot {i + 1}", score={"A": i + 1, "B": 0})
                      for i in range(n))
     return judging.MatchFold(game, verdicts, {"A": n, "B": 0}, "A", ())
+
+
+# --- a real server process --------------------------------------------------------------------------
+SCRIPT = Path(__file__).with_name("serve_scripted.py")
+
+
+class ServerProcess:
+    def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = data.parent / f"server-{self.port}.log"
+        with self.log.open("w") as log:  # a file, not a pipe: nothing blocks when nobody reads
+            self.proc = subprocess.Popen([sys.executable, str(SCRIPT), str(data), str(self.port)],
+                                         env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError("server did not start")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()  # SIGKILL: no shutdown hook runs, as in a crash or a power cut
+        self.proc.wait(timeout=10)
+
+
+def wait_until(pred: Any, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)

@@ -7,10 +7,7 @@ events stored past it) and is killed with SIGKILL; the second one resumes the jo
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,43 +16,22 @@ from typing import Any, ClassVar
 import httpx
 import numpy as np
 import pytest
-from svc_fakes import LiveServer, ScriptedDetector, ScriptedPerception, free_port, scripted_stages, write_video
+from svc_fakes import (
+    LiveServer,
+    ScriptedDetector,
+    ScriptedPerception,
+    ServerProcess,
+    scripted_stages,
+    wait_until,
+    write_video,
+)
 
 from calibration.table import Table
 from service.pipeline.run import AnalyzeConfig, Stages
 from vision.types import BallStates
 
-SCRIPT = Path(__file__).with_name("serve_scripted.py")
 N_FRAMES = 200
 PAUSE_AT = 100  # checkpoints at shot ends 30 and 70; shot_start 85 and contact 95 are stored past the last
-
-
-class ServerProcess:
-    def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = data.parent / f"server-{self.port}.log"
-        with self.log.open("w") as log:  # a file, not a pipe: nothing blocks when nobody reads
-            self.proc = subprocess.Popen([sys.executable, str(SCRIPT), str(data), str(self.port)],
-                                         env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                self.kill()
-                raise RuntimeError("server did not start")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()  # SIGKILL: no shutdown hook runs, as in a crash or a power cut
-        self.proc.wait(timeout=10)
 
 
 @pytest.fixture
@@ -64,14 +40,6 @@ def servers() -> Iterator[list[ServerProcess]]:
     yield started
     for s in started:
         s.kill()
-
-
-def wait_until(pred: Any, what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def expected_frames() -> list[tuple[str, int]]:
