@@ -19,7 +19,8 @@ from typing import Any, TextIO
 import numpy as np
 
 from calibration.table import Table
-from rules.events import Event, EventType, opens_shot, read_jsonl
+from rules.events import Event, EventType, read_jsonl
+from rules.numbering import Mark, Role, ShotNumbering, mark_event, mark_input
 from service import judging
 from service.pipeline import checkpoint as ck
 from service.pipeline import identity
@@ -161,6 +162,11 @@ class _Run:
         self._verdicts_f: TextIO | None = None
         self.statements = identity.statements(cfg.state, cfg.inputs)
         self.perception: Perception | None = None  # set when the stages are made
+        # Shots numbered as the engine numbers them (rules.numbering); the timed inputs that close a shot or
+        # start a lag are stepped in where the engine's merged log has them (before an event at the same t).
+        self.numbering = ShotNumbering()
+        self.input_marks = sorted((float(d["t"]), mark_input(str(d.get("type")))) for d in cfg.inputs
+                                  if d.get("t") is not None and mark_input(str(d.get("type"))) is not Mark.INPUT)
 
     # --- output helpers -----------------------------------------------------------------------------
     def note(self, text: str) -> None:
@@ -223,12 +229,14 @@ class _Run:
             self.hooks.on_header(list(self.header))
 
     def on_event(self, e: Event, image: Callable[[], np.ndarray]) -> None:
-        if e.type is EventType.SHOT_START:
-            if "opening" not in self.info:
-                self.start_match(e)
-            if opens_shot(e) or not self.recorder.active:  # a doubtful stroke inside a shot opens none (engine)
-                self._tell_perception("shot_started")
-                self.recorder.start(image())
+        while self.input_marks and self.input_marks[0][0] <= e.t:
+            self.numbering.step(self.input_marks.pop(0)[1])
+        role = self.numbering.step(mark_event(e))
+        if e.type is EventType.SHOT_START and "opening" not in self.info:
+            self.start_match(e)
+        if role is Role.OPENS:  # a doubtful stroke inside a shot opens none, nor does a lag (as in the engine)
+            self._tell_perception("shot_started")
+            self.recorder.start(image())
         elif e.type is EventType.BALL_CONTACT and e.balls:
             self.recorder.add_contact(self._px_at(e.frame).get(e.balls[0]))
         self.write_event(e)
@@ -327,6 +335,8 @@ def analyze(
         run.header, run.info = prev.header, prev.info
         run.game = prev.info.get("game", run.game)
         run.recorder.shot = prev.shots
+        run.numbering = ShotNumbering(number=prev.shots)  # a checkpoint is at a shot boundary: none open
+        run.input_marks = [m for m in run.input_marks if m[0] > prev.t]
         run.last_ckpt_t = prev.t
         timing = TimingMonitor.from_dict(prev.timing)
         stages = ck.load_state(cfg.out) if prev.has_state else None

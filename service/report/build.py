@@ -11,13 +11,15 @@ import base64
 import csv
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from rules.events import Event, EventType, opens_shot, read_jsonl
+from rules.events import Event, EventType, is_ball_event, read_jsonl
+from rules.numbering import Role, ShotNumbering, mark_event, mark_input
 from service.judging import VerdictView, verdict_from_dict
 from service.report.shots import event_label, shot_strip_path, shot_thumb_path
 
@@ -50,18 +52,23 @@ def read_verdicts(path: Path) -> list[VerdictView]:
     return out
 
 
-def group_shots(events: list[Event], verdicts: list[VerdictView]) -> list[ShotView]:
-    """Split the event stream into shots (shot_start .. shot_end) and attach each shot's verdict. As the
-    engine numbers shots (rules.engine.hold_doubtful_starts): a shot_start whose stroke is doubtful while a
-    shot is open opens no new shot; its events stay in the open one."""
+def group_shots(log: Sequence[Event | str], verdicts: list[VerdictView]) -> list[ShotView]:
+    """Split the log (ball events, and the `type` of each referee input in its place) into shots and attach
+    each shot's verdict, numbered as the engine numbers them (rules.numbering): a doubtful shot_start while a
+    shot is open opens none; a lag's events are no shot. An event outside any shot (a late pot after the
+    shot_end) stays with the last shot."""
     shots: list[ShotView] = []
-    open_shot = False
-    for e in events:
-        if e.type is EventType.SHOT_START and (opens_shot(e) or not open_shot):
-            shots.append(ShotView(len(shots) + 1, e.t, None, e.ball))
-            open_shot = True
-        elif e.type is EventType.SHOT_END:
-            open_shot = False
+    numbering = ShotNumbering()
+    for e in log:
+        if isinstance(e, str):
+            numbering.step(mark_input(e))
+            continue
+        in_lag = numbering.in_lag
+        role = numbering.step(mark_event(e))
+        if in_lag:  # the lag's events: no shot's
+            continue
+        if role is Role.OPENS:
+            shots.append(ShotView(numbering.number, e.t, None, e.ball))
         if shots:
             shots[-1].events.append(e)
             if e.type is EventType.SHOT_END:
@@ -70,6 +77,21 @@ def group_shots(events: list[Event], verdicts: list[VerdictView]) -> list[ShotVi
     for s in shots:
         s.verdict = by_shot.get(s.n)
     return shots
+
+
+def read_log(out: Path, events: list[Event]) -> list[Event | str]:
+    """The log the engine folded (log.jsonl: header, inputs and events in order), events as read from
+    events.jsonl and inputs by type; without log.jsonl, the events alone."""
+    path = out / "log.jsonl"
+    if not path.exists():
+        return list(events)
+    items: list[Event | str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        d = json.loads(line)
+        items.append(Event.from_dict(d) if is_ball_event(d) else str(d.get("type", "")))
+    return items
 
 
 def score_plot_svg(verdicts: list[VerdictView]) -> str | None:
@@ -142,7 +164,7 @@ def write_outputs(out: Path) -> None:
     summary: dict[str, Any] = {}
     if (out / "summary.json").exists():
         summary = json.loads((out / "summary.json").read_text())
-    shots = group_shots(events, verdicts)
+    shots = group_shots(read_log(out, events), verdicts)
     for s in shots:
         s.thumb = _data_uri(shot_thumb_path(out, s.n))
         if s.verdict and (s.verdict.is_foul or s.verdict.review):
