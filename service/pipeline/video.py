@@ -1,7 +1,8 @@
 """Reading and writing video at the edge of the pipeline (PyAV).
 
 `read_frames` yields decoded frames one at a time (never the whole video) with their presentation time, and
-stops cleanly where a damaged or truncated file stops decoding, recording why in a `ReadStatus`.
+stops cleanly where a damaged or truncated file stops decoding, recording why in a `ReadStatus`; a file that
+decodes to its end but was cut short (service.pipeline.truncation) is recorded the same way.
 `SegmentWriter` encodes the annotated video in parts (one per checkpoint interval) that `concat_parts`
 joins without re-encoding, so an interrupted run can resume without rewriting what it already wrote.
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 import av
 import numpy as np
 
+from service.pipeline.truncation import cut_short
 from vision.source import yuv_frame
 
 
@@ -98,10 +100,11 @@ def read_frames(
                 container.seek(max(target, 0), stream=stream, backward=True)
             except av.error.FFmpegError:
                 container.seek(0)
-        index = -1
+        index, last_t, gap = -1, None, 0.0
         try:
             for frame in container.decode(stream):
                 t = float(frame.pts * tb) if frame.pts is not None else (index + 1) / float(rate)
+                gap, last_t = (t - last_t if last_t is not None else 0.0), t
                 index = round(t * float(rate)) if start_frame > 0 and frame.pts is not None else index + 1
                 if index < start_frame:
                     continue
@@ -113,6 +116,11 @@ def read_frames(
                     yield Frame(index, t, frame.to_ndarray(format="bgr24"))
         except (av.error.FFmpegError, ValueError, OSError) as exc:
             status.error = f"decoding stopped after frame {index}: {exc}"
+            return
+        if last_t is not None:  # decoded to the end without an error: was the file cut short anyway?
+            why = cut_short(path, container, stream, last_t, gap, status.fps)
+            if why:
+                status.error = f"the file is cut short after frame {index} ({last_t:.2f} s): {why}"
 
 
 class SegmentWriter:

@@ -1,0 +1,100 @@
+"""A video cut partway that still decodes to its (new) end is flagged as cut short (issue #7), in the report
+and the API: MPEG-TS cut on and off a transport-packet boundary, Matroska, an mp4 with its index in front.
+The files are made here with PyAV (libx264 with its default B-frames), then cut."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import av
+import httpx
+import numpy as np
+import pytest
+from svc_fakes import LiveServer, counting_judge, scripted_stages, wait_until
+
+from service.pipeline.run import AnalyzeConfig, analyze
+from service.pipeline.video import ReadStatus, read_frames
+
+N = 90
+TS_PACKET = 188
+
+
+def inside_a_frame(ts: Path, frame: int) -> int:
+    """A transport-packet boundary in the middle of `frame`'s data (a cut there leaves that frame partial)."""
+    with av.open(str(ts)) as c:
+        pos = [p.pos for p in c.demux(video=0) if p.size]
+    assert pos[frame + 1] - pos[frame] > 2 * TS_PACKET  # the frame spans several packets
+    return (pos[frame] + (pos[frame + 1] - pos[frame]) // 2) // TS_PACKET * TS_PACKET
+
+
+def textured_clip(path: Path, fmt: str | None = None, options: dict[str, str] | None = None) -> Path:
+    """Moving noise: frames of several transport packets each, so a cut can fall inside a frame."""
+    base = np.random.default_rng(7).integers(0, 255, (180, 320, 3), dtype=np.uint8)
+    with av.open(str(path), "w", format=fmt, options=options or {}) as c:
+        s = c.add_stream("libx264", rate=30)
+        s.width, s.height, s.pix_fmt = 320, 180, "yuv420p"
+        for i in range(N):
+            for p in s.encode(av.VideoFrame.from_ndarray(np.roll(base, 4 * i, axis=1), format="bgr24")):
+                c.mux(p)
+        for p in s.encode(None):
+            c.mux(p)
+    return path
+
+
+@pytest.fixture(scope="module")
+def videos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("cut")
+    whole = {"ts": textured_clip(d / "whole.ts"), "mkv": textured_clip(d / "whole.mkv"),
+             "mp4": textured_clip(d / "whole.mp4", "mp4", {"movflags": "faststart"})}
+    out = {f"whole-{k}": v for k, v in whole.items()}
+    for name, src, size in (
+            ("ts-on-a-packet", whole["ts"], lambda n: inside_a_frame(whole["ts"], N * 6 // 10)),
+            ("ts-in-a-packet", whole["ts"], lambda n: inside_a_frame(whole["ts"], N * 6 // 10) + 77),
+            ("mkv", whole["mkv"], lambda n: int(n * 0.6)),
+            ("mp4", whole["mp4"], lambda n: int(n * 0.6))):
+        data = src.read_bytes()
+        out[f"cut-{name}"] = d / f"cut-{name}{src.suffix}"
+        out[f"cut-{name}"].write_bytes(data[:size(len(data))])
+    return out
+
+
+def read_all(path: Path) -> ReadStatus:
+    status = ReadStatus()
+    for _ in read_frames(path, status):
+        pass
+    return status
+
+
+@pytest.mark.parametrize("name", ["whole-ts", "whole-mkv", "whole-mp4"])
+def test_a_whole_video_is_not_flagged(videos: dict[str, Path], name: str) -> None:
+    status = read_all(videos[name])
+    assert status.frames_read == N and status.error is None, status
+
+
+@pytest.mark.parametrize("name", ["cut-ts-on-a-packet", "cut-ts-in-a-packet", "cut-mkv", "cut-mp4"])
+def test_a_cut_video_is_read_up_to_the_cut_and_flagged(videos: dict[str, Path], name: str) -> None:
+    status = read_all(videos[name])
+    assert 0 < status.frames_read < N
+    assert status.error is not None and "cut short" in status.error, status
+
+
+def test_the_report_and_the_api_say_a_transport_stream_was_cut(videos: dict[str, Path], tmp_path: Path) -> None:
+    video = videos["cut-ts-on-a-packet"]
+    res = analyze(AnalyzeConfig(video, tmp_path / "out", annotate=False), None, scripted_stages, counting_judge)
+    assert res.frames > 0 and res.read.error is not None and "cut short" in res.read.error
+    assert "cut short" in json.loads((tmp_path / "out" / "summary.json").read_text())["read_error"]
+    assert "could not be read to the end: the file is cut short" in (tmp_path / "out" / "report.html").read_text()
+
+    srv = LiveServer(tmp_path / "data").start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=10) as c:
+            job = c.post("/analyses", json={"video_path": str(video)}).json()
+            wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] not in ("queued", "running"),
+                       "the analysis")
+            done = c.get(f"/analyses/{job['id']}").json()
+            assert done["status"] == "done" and done["message"].startswith("partly analysed"), done
+            assert "cut short" in done["message"]
+            assert "the file is cut short" in c.get(done["report_url"]).text
+    finally:
+        srv.stop()
