@@ -15,6 +15,7 @@ from typing import Any
 
 from calibration.table import Table, list_specs
 from rules import engine, inputs, state
+from rules.verdict import LagVerdict
 
 _CITE = re.compile(r"\((\d+\.\d+[0-9.()a-z]*?)\)(?:[^)]|$)")
 
@@ -67,6 +68,8 @@ class MatchFold:
     to_play: str | None
     owed: tuple[str, ...]  # decisions the referee or a player still has to give
     finished: bool = False
+    # Each lag the log holds (1.7, 5.5.7, 1.27): no shot, so no verdict number; `text` says who won and why.
+    lags: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +79,7 @@ class MatchFold:
             "owed": list(self.owed),
             "finished": self.finished,
             "shots": len(self.verdicts),
+            "lags": list(self.lags),
         }
 
 
@@ -101,9 +105,10 @@ def fold(log: Sequence[dict[str, Any]], game: str) -> MatchFold:
     items = list(inputs.parse_log(log))
     judgement = engine.judge_log(items, game=state.parse_game(game) if game else None, table=_table_of(log))
     verdicts = tuple(verdict_from_dict(v.to_dict(), i) for i, v in enumerate(judgement.verdicts))
+    lags = tuple({**o.to_dict(), "text": o.text()} for o in judgement.outputs if isinstance(o, LagVerdict))
     st = judgement.state
     if st is None:
-        return MatchFold(game, verdicts, {}, None, ())
+        return MatchFold(game, verdicts, {}, None, (), lags=lags)
     owed = tuple(
         f"{d.kind} by {d.by}" + (f" [{' | '.join(d.options)}]" if d.options else "") + (f" ({d.clause})" if d.clause
                                                                                          else "")
@@ -116,6 +121,7 @@ def fold(log: Sequence[dict[str, Any]], game: str) -> MatchFold:
         to_play=st.to_play,
         owed=owed,
         finished=st.winner is not None,
+        lags=lags,
     )
 
 

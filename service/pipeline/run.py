@@ -388,7 +388,7 @@ def analyze(
             # Pixel positions only feed pictures: skip the projection when nothing will be drawn.
             px = _project(stages.calibration, states) if run.annotator or run.recorder.active else {}
             run.px_history.append((fr.index, px))
-            run.recorder.add_frame(bgr.small_for(run.recorder.strip_width), px)  # it resizes what it gets
+            run.recorder.add_frame(bgr.small_for(run.recorder.strip_width), px, fr.t)  # it resizes what it gets
             at_rest = False
             for e in stages.detector.update(states):
                 run.on_event(e, bgr)

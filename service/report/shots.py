@@ -27,6 +27,18 @@ def ball_colour(ball: str) -> tuple[int, int, int]:
     return _PALETTE[int(ball) % len(_PALETTE)] if ball.isdigit() else (255, 255, 255)
 
 
+def _label(img: np.ndarray, balls_px: dict[str, tuple[float, float]], scale: float, t: float | None) -> None:
+    """Draw each ball's id beside it and the video time in the corner of a strip frame (in place)."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for ball, (x, y) in balls_px.items():
+        org = (round(x * scale) + 4, round(y * scale) - 4)
+        cv2.putText(img, ball, org, font, 0.35, (0, 0, 0), 2, cv2.LINE_AA)
+        cv2.putText(img, ball, org, font, 0.35, ball_colour(ball), 1, cv2.LINE_AA)
+    if t is not None:
+        cv2.putText(img, f"{t:.2f} s", (4, 14), font, 0.4, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(img, f"{t:.2f} s", (4, 14), font, 0.4, (255, 255, 255), 1, cv2.LINE_AA)
+
+
 def shot_thumb_path(out: Path, shot: int) -> Path:
     return out / "shots" / f"shot-{shot:03d}.jpg"
 
@@ -45,6 +57,7 @@ class ShotRecorder:
     shot: int = 0
     active: bool = False
     _scale: float = 1.0
+    _full_width: int = 1
     _base: np.ndarray | None = None
     _tracks: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     _contacts: list[tuple[float, float]] = field(default_factory=list)
@@ -59,12 +72,16 @@ class ShotRecorder:
         self.shot += 1
         self.active = True
         self._scale = self.width / image.shape[1]
+        self._full_width = image.shape[1]  # the frame's width: ball pixel positions are in its pixels
         self._base = cv2.resize(image, (self.width, round(image.shape[0] * self._scale)), interpolation=cv2.INTER_AREA)
         self._tracks, self._contacts, self._strip = {}, [], []
         self._stride, self._count = 1, 0
 
-    def add_frame(self, image: Callable[[], np.ndarray], balls_px: dict[str, tuple[float, float]]) -> None:
-        """`image` is called only when this frame is sampled for the strip (it may convert colours)."""
+    def add_frame(self, image: Callable[[], np.ndarray], balls_px: dict[str, tuple[float, float]],
+                  t: float | None = None) -> None:
+        """`image` is called only when this frame is sampled for the strip (it may convert colours). A sampled
+        frame is labelled with its video time `t` and each ball's id, so a referee can find it in the video
+        and tell the balls apart."""
         if not self.active:
             return
         for ball, p in balls_px.items():
@@ -77,8 +94,9 @@ class ShotRecorder:
         if self._count % self._stride == 0:
             img = image()
             s = self.strip_width / img.shape[1]
-            self._strip.append(cv2.resize(img, (self.strip_width, round(img.shape[0] * s)),
-                                          interpolation=cv2.INTER_AREA))
+            small = cv2.resize(img, (self.strip_width, round(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
+            _label(small, balls_px, s * img.shape[1] / max(self._full_width, 1), t)
+            self._strip.append(small)
             if len(self._strip) >= self.strip_max:
                 self._strip = self._strip[::2]
                 self._stride *= 2

@@ -69,3 +69,22 @@ def test_engine_verdicts_read_into_verdict_views() -> None:
     assert (again.outcome, again.clauses, again.points, again.review) == (v.outcome, v.clauses, v.points, v.review)
     legal = judging.verdict_from_dict({"legal": True, "explanation": "Legal break (1.12.1(2)). Next: B."}, 0)
     assert legal.clauses == ("1.12.1(2)",) and not legal.is_foul
+
+
+def test_a_lag_is_folded_and_shown_in_the_report(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A lag is no shot (no verdict number) but the referee must see who won it and what is owed (1.7)."""
+    import json
+    from pathlib import Path
+
+    from service.report.build import write_outputs
+
+    truth = json.loads((Path(__file__).parents[2] / "sample_videos" / "lag_for_break" / "truth.json").read_text())
+    fold = judging.fold(judging.merge_log(truth["log"], truth["events"]), "russian71")
+    assert fold.verdicts == () and len(fold.lags) == 1
+    lag = fold.lags[0]
+    assert lag["kind"] == "lag" and lag["winner"] in ("A", "B") and lag["text"].startswith("Lag (break): won by")
+    assert any("lag_choice" in o for o in fold.owed)
+    (tmp_path / "summary.json").write_text(json.dumps({"fold": fold.to_dict()}))
+    write_outputs(tmp_path)
+    html = (tmp_path / "report.html").read_text()
+    assert f"Lag (break): won by {lag['winner']}" in html and "decisions owed" in html and "lag_choice" in html

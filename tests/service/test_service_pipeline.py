@@ -202,6 +202,24 @@ def test_shot_pictures_stay_bounded_however_long_the_shot(tmp_path: Path) -> Non
     assert rec.end() is not None and rec.write_strip(1) is not None
 
 
+def test_strip_frames_carry_their_video_time_and_the_ball_ids(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from service.report.shots import ShotRecorder
+
+    rec = ShotRecorder(tmp_path, strip_width=240)
+    frame = np.zeros((540, 960, 3), np.uint8)  # full frames 960 px wide; the strip is 240 px: a quarter
+    rec.start(frame)
+    for i in range(6):
+        rec.add_frame(lambda: frame, {"7": (480.0, 400.0)}, t=12.5 + i / 60)
+    rec.end()
+    strip = cv2.imread(str(rec.write_strip(1, n=1)))
+    assert strip[4:16, 4:60].max() > 100  # the time, top left
+    assert strip[85:100, 120:140].max() > 100  # the id beside the ball, at a quarter of its full-frame place
+    assert strip[40:80, 180:240].max() < 30  # nothing else drawn
+
+
 def test_a_shot_cut_off_by_the_end_of_the_video_is_still_judged(make_clip, tmp_path: Path) -> None:
     clip = make_clip("cut.mp4", 100)  # the third shot starts at frame 85 and never ends
     out = tmp_path / "out"
