@@ -33,6 +33,22 @@ class Contact:
     pieces: tuple[Pieces, Pieces]
 
 
+@dataclass(frozen=True)
+class Window:
+    """Where a candidate contact is tested: the track history and rest lookup, the settings, the counter m
+    of the candidate, the first counter of the pre-contact fit (n_lo) and the last of the post-contact
+    fit (n_hi), the ball radius (mm) and the frame rate (frames/s)."""
+
+    hist: History
+    rest: RestLookup
+    s: EventSettings
+    m: int
+    n_lo: int
+    n_hi: int
+    radius: float
+    fps: float
+
+
 def pair_candidates(hist: History, rest: RestLookup, m: int, radius: float, s: EventSettings) -> list[tuple[int, int]]:
     """Pairs whose sampled centre distance has a local minimum at counter m, near enough to have touched."""
     if not (hist.has(m - 1) and hist.has(m + 1)):
@@ -66,34 +82,29 @@ def verify_contact(
     fps: float,
 ) -> Contact | None:
     """Test a candidate contact of balls a and b around counter m (pre-fit from n_lo, post-fit to n_hi)."""
-    still = [x for x in (a, b) if rest.anchor_at(x, hist.time(m - 2)) is not None]
+    return verify_in(Window(hist, rest, s, m, n_lo, n_hi, radius, fps), a, b)
+
+
+def verify_in(w: Window, a: int, b: int) -> Contact | None:
+    """Test a candidate contact of balls a and b in window w."""
+    still = [x for x in (a, b) if w.rest.anchor_at(x, w.hist.time(w.m - 2)) is not None]
     if still:
         # a resting ball set moving (b first: the caller names the starting ball b)
         x = b if b in still else a
-        got = _from_rest(hist, rest, s, x, a if x == b else b, m, n_lo, n_hi, radius, fps)
+        got = _from_rest(w, x, a if x == b else b)
         if (got is not None and got.confidence >= 0.5) or len(still) == 2:
             return got
         if got is not None:
             # the resting ball hardly moved (the impulse went on through the balls touching it, Newton's
             # cradle): the striker's own kink may prove the contact where the start cannot
-            other = _split_contact(hist, rest, s, a, b, m, n_lo, n_hi, radius, fps)
+            other = _split_contact(w, a, b)
             return other if other is not None and other.confidence > got.confidence else got
-    return _split_contact(hist, rest, s, a, b, m, n_lo, n_hi, radius, fps)
+    return _split_contact(w, a, b)
 
 
-def _split_contact(
-    hist: History,
-    rest: RestLookup,
-    s: EventSettings,
-    a: int,
-    b: int,
-    m: int,
-    n_lo: int,
-    n_hi: int,
-    radius: float,
-    fps: float,
-) -> Contact | None:
+def _split_contact(w: Window, a: int, b: int) -> Contact | None:
     """Both balls' tracks split at the kink: the velocity changes along the line of centres."""
+    hist, rest, s, m, n_lo, n_hi, radius, fps = w.hist, w.rest, w.s, w.m, w.n_lo, w.n_hi, w.radius, w.fps
     found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi, slow=True)
     if found is None:
         return None
@@ -145,7 +156,7 @@ def _split_contact(
         if abs(gap_k) > s.contact_gate_mm:
             return None  # the kink happened with the balls apart: another collision made it
     if z < s.kink_z:
-        margin = _straight_margin(hist, s, a, b, n_lo, n_hi, t_lo, t_hi, radius, margin)
+        margin = _straight_margin(w, a, b, t_lo, t_hi, margin)
     conf, review = kink_confidence(z, impulse, margin, s)
     if conf <= 0.0:
         return None
@@ -178,24 +189,14 @@ def kink_confidence(z: float, impulse: float, margin: float, s: EventSettings) -
     return 0.0, False
 
 
-def _from_rest(
-    hist: History,
-    rest: RestLookup,
-    s: EventSettings,
-    x: int,
-    other: int,
-    m: int,
-    n_lo: int,
-    n_hi: int,
-    radius: float,
-    fps: float,
-) -> Contact | None:
+def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     """A ball at rest set moving by a moving one: the resting ball's start alone dates and proves it.
 
     Its start time is the contact time and it leaves along the line of centres, so only the striker's
     position at that time is needed (from its samples); the striker's own track may hold another kink
     (a cushion just before) without spoiling the test.
     """
+    hist, rest, s, m, n_lo, n_hi, radius, fps = w.hist, w.rest, w.s, w.m, w.n_lo, w.n_hi, w.radius, w.fps
     splits = [j for j in range(m - 2, m + 2) if rest.anchor_at(x, hist.time(j)) is not None]
     found = best_split(hist, rest, s, (x,), splits, n_lo, n_hi) if splits else None
     if found is None:
@@ -217,7 +218,7 @@ def _from_rest(
     u = rel / max(dist, 1e-9)
     step = float(np.max(np.hypot(*np.diff(xy_o, axis=0).T))) if len(t_o) > 1 else 0.0
     if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < np.cos(np.radians(40.0)) * speed:
-        return _first_step(hist, rest, s, x, other, j, px, n_lo, n_hi, radius, fps)
+        return _first_step(w, x, other, j, px)
     margin = dist - 2 * radius
     if _through_neighbour(hist, rest, x, other, anchor, p_o, t_c - 1.0 / fps, dist, radius, s):
         return None
@@ -234,23 +235,12 @@ def _from_rest(
     return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px))
 
 
-def _first_step(
-    hist: History,
-    rest: RestLookup,
-    s: EventSettings,
-    x: int,
-    other: int,
-    j: int,
-    px: Pieces,
-    n_lo: int,
-    n_hi: int,
-    radius: float,
-    fps: float,
-) -> Contact | None:
+def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | None:
     """x turned within its first frame of motion (off a cushion it lay near, or into another ball), so its
     fitted start line points elsewhere: its first step alone, from the rest anchor to the first sample,
     runs along the line of centres. The contact is when the striker's incoming line reaches 2R from the
     anchor, between x's last rest sample and its first moving one; it must reach it in that interval."""
+    hist, rest, s, n_lo, n_hi, radius, fps = w.hist, w.rest, w.s, w.n_lo, w.n_hi, w.radius, w.fps
     anchor = px.pre.p0
     t_x, xy_x = hist.track(x, j + 1, n_hi)
     if len(t_x) == 0 or rest.anchor_at(other, hist.time(j)) is not None:
@@ -334,20 +324,10 @@ def fixed_pieces(
     return Pieces(pre or whole, post or whole, 0.0, at_rest)
 
 
-def _straight_margin(
-    hist: History,
-    s: EventSettings,
-    a: int,
-    b: int,
-    n_lo: int,
-    n_hi: int,
-    t_lo: float,
-    t_hi: float,
-    radius: float,
-    margin: float,
-) -> float:
+def _straight_margin(w: Window, a: int, b: int, t_lo: float, t_hi: float, margin: float) -> float:
     """Closest approach minus 2R of single lines through each whole window: with no kink (a near miss)
     the tracks are straight, and the longer fit pins the margin down better than the split pieces."""
+    hist, s, n_lo, n_hi, radius = w.hist, w.s, w.n_lo, w.n_hi, w.radius
     fits = []
     for x in (a, b):
         t, xy = hist.track(x, n_lo, n_hi)
