@@ -16,6 +16,22 @@ from service.report.shots import ball_colour, event_label
 TRAIL = 40  # frames of track drawn behind each ball
 EVENT_SHOW_S = 2.0
 VERDICT_SHOW_S = 4.0
+CHAR_PX = 8  # width of a character of the verdict text (Hershey simplex at scale 0.45), for wrapping
+VERDICT_LINES = 3  # a verdict's text is wrapped to at most this many lines (the clauses come first)
+
+
+def _wrap(text: str, width: int, max_lines: int) -> list[str]:
+    """Split `text` into lines of at most `width` characters at spaces; the last line ends in '...' if cut."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word[:width])
+    if len(lines) > max_lines:
+        lines = lines[:max_lines]
+        lines[-1] = lines[-1][:width - 3] + "..."
+    return lines
 
 
 @dataclass
@@ -27,14 +43,16 @@ class Annotator:
     _writer: SegmentWriter | None = None
     _trails: dict[str, deque[tuple[int, int]]] = field(default_factory=dict)
     _events: deque[tuple[float, str]] = field(default_factory=lambda: deque(maxlen=6))
-    _verdict: tuple[float, str, bool] | None = None
+    # Recent verdicts, each shown for VERDICT_SHOW_S: two can come at one shot end (a shot without its own
+    # end is judged when the next one ends), and each must be seen.
+    _verdicts: deque[tuple[float, str, bool]] = field(default_factory=lambda: deque(maxlen=3))
     _status: str = ""
 
     def note_event(self, e: Event) -> None:
         self._events.append((e.t, event_label(e)))
 
     def note_verdict(self, t: float, text: str, foul: bool) -> None:
-        self._verdict = (t, text, foul)
+        self._verdicts.append((t, text, foul))
 
     def set_status(self, text: str) -> None:
         self._status = text
@@ -64,12 +82,17 @@ class Annotator:
             if t - et <= EVENT_SHOW_S:
                 y += 16
                 cv2.putText(img, label, (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.42, (200, 255, 200), 1, cv2.LINE_AA)
-        if self._verdict is not None and t - self._verdict[0] <= VERDICT_SHOW_S:
-            _, text, foul = self._verdict
-            col = (40, 40, 220) if foul else (40, 160, 40)
-            cv2.rectangle(img, (0, size[1] - 26), (size[0], size[1]), col, -1)
-            cv2.putText(img, text[:110], (8, size[1] - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1,
-                        cv2.LINE_AA)
+        bottom = size[1]
+        for vt, text, foul in reversed(self._verdicts):  # the latest at the bottom
+            if t - vt > VERDICT_SHOW_S:
+                continue
+            lines = _wrap(text, max(20, (size[0] - 16) // CHAR_PX), VERDICT_LINES)
+            top = bottom - 8 - 17 * len(lines)
+            cv2.rectangle(img, (0, top), (size[0], bottom), (40, 40, 220) if foul else (40, 160, 40), -1)
+            for i, line in enumerate(lines):
+                cv2.putText(img, line, (8, top + 17 * (i + 1)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 255, 255), 1,
+                            cv2.LINE_AA)
+            bottom = top - 2
         if self._writer is None:
             self.parts_dir.mkdir(parents=True, exist_ok=True)
             self._writer = SegmentWriter(self.part_path(self.part), self.fps, size[0], size[1])

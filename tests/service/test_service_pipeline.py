@@ -274,3 +274,29 @@ def test_a_doubtful_stroke_inside_a_shot_starts_no_shot_picture(make_clip, tmp_p
     assert sorted(p.name for p in (out / "shots").glob("shot-*.jpg")) == ["shot-001.jpg", "shot-002.jpg",
                                                                           "shot-003.jpg"]
     assert (out / "report.html").read_text().count('id="shot-') == 3
+
+
+def test_the_annotated_video_shows_every_verdict_of_a_shot_end_in_full(tmp_path: Path) -> None:
+    """A shot without its own end is judged at the next shot's end: both verdicts must be readable."""
+    import numpy as np
+
+    from service.report.annotate import Annotator
+
+    frames: list[np.ndarray] = []
+
+    class Grab:
+        def write(self, image: np.ndarray, frame: int) -> None:
+            frames.append(image)
+
+    ann = Annotator(tmp_path, 30.0, scale=1.0)
+    ann._writer = Grab()  # type: ignore[assignment]
+    ann.note_verdict(9.0, "shot 1: legal (1.20(3a)) Chain: ball 9 crossed the centre line", False)
+    ann.note_verdict(9.0, "shot 2: foul (1.14.2, 1.5.3) " + "stroke before the previous shot ended; " * 6, True)
+    ann.draw(np.zeros((360, 640, 3), np.uint8), 270, 9.1, {})
+    img = frames[0]
+    rows_red = {y for y in range(360) if img[y, 2:6, 2].mean() > 200 and img[y, 2:6, 1].mean() < 60}
+    rows_green = {y for y in range(360) if img[y, 2:6, 1].mean() > 140 and img[y, 2:6, 2].mean() < 60}
+    assert rows_red and rows_green and max(rows_green) < min(rows_red)  # both shown, the latest at the bottom
+    assert len(rows_red) > 2 * 17  # the long foul text wraps onto several lines
+    ann.draw(np.zeros((360, 640, 3), np.uint8), 400, 13.5, {})
+    assert frames[1][300:, :, :].max() < 30  # gone after VERDICT_SHOW_S
