@@ -115,6 +115,7 @@ class ShotRecorder:
             if len(track) >= 2:
                 pts = np.round(np.array(track)).astype(np.int32).reshape(-1, 1, 2)
                 cv2.polylines(img, [pts], False, ball_colour(ball), 2, cv2.LINE_AA)
+                _label(img, {ball: track[-1]}, 1.0, None)  # which ball ran this track: its id where it stopped
         for x, y in self._contacts:
             cv2.circle(img, (round(x), round(y)), 7, (0, 0, 255), 2, cv2.LINE_AA)
         path = shot_thumb_path(self.out, self.shot)

@@ -300,3 +300,19 @@ def test_the_annotated_video_shows_every_verdict_of_a_shot_end_in_full(tmp_path:
     assert len(rows_red) > 2 * 17  # the long foul text wraps onto several lines
     ann.draw(np.zeros((360, 640, 3), np.uint8), 400, 13.5, {})
     assert frames[1][300:, :, :].max() < 30  # gone after VERDICT_SHOW_S
+
+
+def test_the_shot_thumbnail_names_each_track_where_its_ball_stopped(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from service.report.shots import ShotRecorder
+
+    rec = ShotRecorder(tmp_path, width=480)
+    frame = np.zeros((270, 480, 3), np.uint8)
+    rec.start(frame)
+    for i in range(50):  # ball 3 rolls from x=40 to x=285 along y=200; ball 5 rests
+        rec.add_frame(lambda: frame, {"3": (40.0 + 5 * i, 200.0), "5": (100.0, 60.0)})
+    thumb = cv2.imread(str(rec.end()))
+    assert thumb[185:197, 289:300].max() > 100  # the id just above and right of where 3 stopped
+    assert thumb[40:56, 104:120].max() < 40  # a ball that did not move has no track and no label
