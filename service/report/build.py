@@ -19,7 +19,7 @@ from typing import Any
 import jinja2
 
 from rules.events import Event, EventType, is_ball_event, read_jsonl
-from rules.numbering import Role, ShotNumbering, mark_event, mark_input
+from rules.numbering import Mark, Role, ShotNumbering, mark_event, mark_input
 from service.judging import VerdictView, verdict_from_dict
 from service.report.shots import event_label, shot_strip_path, shot_thumb_path
 
@@ -31,6 +31,7 @@ class ShotView:
     t1: float | None
     struck: str | None
     events: list[Event] = field(default_factory=list)
+    before: list[Event] = field(default_factory=list)  # between the last shot and this stroke (a ball disturbed)
     verdict: VerdictView | None = None
     thumb: str | None = None  # data: URI
     strip: str | None = None
@@ -55,24 +56,32 @@ def read_verdicts(path: Path) -> list[VerdictView]:
 def group_shots(log: Sequence[Event | str], verdicts: list[VerdictView]) -> list[ShotView]:
     """Split the log (ball events, and the `type` of each referee input in its place) into shots and attach
     each shot's verdict, numbered as the engine numbers them (rules.numbering): a doubtful shot_start while a
-    shot is open opens none; a lag's events are no shot. An event outside any shot (a late pot after the
-    shot_end) stays with the last shot."""
+    shot is open opens none; a lag's events are no shot. Events between shots go where the engine puts them
+    (rules.records.group_log): a ball disturbed before a stroke, or any event before the first shot or after a
+    state line, belongs to the next shot (`before`); others (a late pot) stay with the shot that ended."""
     shots: list[ShotView] = []
     numbering = ShotNumbering()
+    pending: list[Event] = []
+    last = False  # a shot ended that later events may still belong to
     for e in log:
         if isinstance(e, str):
-            numbering.step(mark_input(e))
+            mark = mark_input(e)
+            numbering.step(mark)
+            last = last and mark not in (Mark.RESET, Mark.LAG)
             continue
         in_lag = numbering.in_lag
         role = numbering.step(mark_event(e))
         if in_lag:  # the lag's events: no shot's
             continue
         if role is Role.OPENS:
-            shots.append(ShotView(numbering.number, e.t, None, e.ball))
-        if shots:
-            shots[-1].events.append(e)
-            if e.type is EventType.SHOT_END:
-                shots[-1].t1 = e.t
+            shots.append(ShotView(numbering.number, e.t, None, e.ball, before=pending))
+            pending, last = [], True
+        elif role is Role.OUTSIDE and (not last or e.type is EventType.BALL_DISTURBED):
+            pending.append(e)
+            continue
+        shots[-1].events.append(e)
+        if e.type is EventType.SHOT_END and role is Role.IN_SHOT:
+            shots[-1].t1 = e.t
     by_shot = {v.shot: v for v in verdicts}
     for s in shots:
         s.verdict = by_shot.get(s.n)

@@ -96,3 +96,18 @@ def test_numbering_rules() -> None:
                      Role.OUTSIDE, Role.OUTSIDE, Role.OUTSIDE, Role.OPENS]
     assert n.number == 3 and n.open
     assert n.step(Mark.RESET) is Role.OUTSIDE and not n.open
+
+
+def test_events_between_shots_go_to_the_shot_the_engine_gives_them() -> None:
+    """A ball disturbed after a shot ended is the next shot's (1.17 before its stroke); a late pot stays with the
+    shot that ended: the report shows each under the shot whose verdict rests on it."""
+    disturbed = {"type": "ball_disturbed", "t": 3.5, "frame": 105, "ball": "1"}
+    late_pot = {"type": "pot", "t": 3.2, "frame": 96, "ball": "1", "pocket": "rear_left", "late": True}
+    log = [*HEADER, start(1.0), end(3.0), late_pot, disturbed, start(4.0), end(6.0)]
+    shots = [s for s in group_log(engine.hold_doubtful_starts(list(inputs.parse_log(log)))[0])
+             if isinstance(s, ShotRecord)]
+    assert [e.type for e in shots[1].before_events] == [EventType.BALL_DISTURBED]  # as the engine has it
+    assert [e.type for e in shots[0].post_events] == [EventType.POT]
+    views = group_shots([Event.from_dict(d) if is_ball_event(d) else str(d["type"]) for d in log], [])
+    assert [e.type for e in views[1].before] == [EventType.BALL_DISTURBED]
+    assert EventType.POT in [e.type for e in views[0].events] and not views[0].before
