@@ -239,6 +239,8 @@ class _Run:
             self.recorder.start(image())
         elif e.type is EventType.BALL_CONTACT and e.balls:
             self.recorder.add_contact(self._px_at(e.frame).get(e.balls[0]))
+        elif e.type is EventType.BALL_DISTURBED:
+            self.recorder.disturbed(e.t)
         self.write_event(e)
         if self.annotator:
             self.annotator.note_event(e)

@@ -4,10 +4,15 @@ During a shot the recorder holds: the frame at the stroke (downscaled), the pixe
 contact points, and up to `strip_max` sampled frames (the sampling stride doubles whenever the buffer
 fills, so a long shot costs no more than a short one). At the shot's end the thumbnail is written to disk;
 when its verdict is a foul or carries a review flag, the frame strip is written too. Nothing else stays.
+
+Between shots it keeps the last BETWEEN_FRAMES small frames, one every BETWEEN_STEP_S: a ball disturbed
+before a stroke (1.17) is judged with the next shot, and the frames around the disturbance open that shot's
+strip, so the referee sees what the foul rests on.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +21,15 @@ import cv2
 import numpy as np
 
 from rules.events import Event, EventType
+
+# Between shots: one small frame every 0.25 s, the last 3 s (12 frames of about 240x135 px, ~1.2 MB at most):
+# a disturbance is confirmed by the event detector within about a second of its start, so its frames are
+# still held when the event arrives.
+BETWEEN_STEP_S = 0.25
+BETWEEN_FRAMES = 12
+# The frames kept for a disturbance: from this long before it to this long after it (s).
+DISTURBED_BEFORE_S, DISTURBED_AFTER_S = 0.5, 1.0
+DISTURBED_MAX = 4  # strip frames of a disturbance at most
 
 _PALETTE = [(int(b), int(g), int(r)) for b, g, r in
             [(60, 60, 230), (60, 200, 60), (230, 120, 40), (40, 200, 230), (200, 60, 200), (200, 200, 40)]]
@@ -64,13 +78,25 @@ class ShotRecorder:
     _strip: list[np.ndarray] = field(default_factory=list)
     _stride: int = 1
     _count: int = 0
-    _ended: dict[int, list[np.ndarray]] = field(default_factory=dict)  # strips of shots awaiting a verdict
+    # strips of shots awaiting a verdict: (frames from before the stroke, frames of the shot)
+    _ended: dict[int, tuple[list[np.ndarray], list[np.ndarray]]] = field(default_factory=dict)
+    _between: deque[tuple[float, np.ndarray]] = field(default_factory=lambda: deque(maxlen=BETWEEN_FRAMES))
+    _between_t: float = float("-inf")
+    _disturbed: list[float] = field(default_factory=list)  # times of balls disturbed since the last shot
+    _before: list[np.ndarray] = field(default_factory=list)  # this shot's frames from before its stroke
 
     def start(self, image: np.ndarray) -> None:
         if self.active:  # a new stroke before the last shot ended (1.14.2): close that one first
             self.end()
         self.shot += 1
         self.active = True
+        self._before = [f for ft, f in self._between
+                        if any(d - DISTURBED_BEFORE_S <= ft <= d + DISTURBED_AFTER_S for d in self._disturbed)]
+        if len(self._before) > DISTURBED_MAX:  # evenly over the disturbance, its start included
+            keep = np.linspace(0, len(self._before) - 1, DISTURBED_MAX).round().astype(int).tolist()
+            self._before = [self._before[i] for i in keep]
+        self._between.clear()
+        self._disturbed = []
         self._scale = self.width / image.shape[1]
         self._full_width = image.shape[1]  # the frame's width: ball pixel positions are in its pixels
         self._base = cv2.resize(image, (self.width, round(image.shape[0] * self._scale)), interpolation=cv2.INTER_AREA)
@@ -83,6 +109,9 @@ class ShotRecorder:
         frame is labelled with its video time `t` and each ball's id, so a referee can find it in the video
         and tell the balls apart."""
         if not self.active:
+            if t is not None and t - self._between_t >= BETWEEN_STEP_S:
+                self._between_t = t
+                self._between.append((t, self._small(image(), balls_px, t)))
             return
         for ball, p in balls_px.items():
             track = self._tracks.setdefault(ball, [])
@@ -92,15 +121,24 @@ class ShotRecorder:
                 if len(track) > self.track_max:  # a very long shot: keep every other point
                     track[:] = track[::2]
         if self._count % self._stride == 0:
-            img = image()
-            s = self.strip_width / img.shape[1]
-            small = cv2.resize(img, (self.strip_width, round(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
-            _label(small, balls_px, s * img.shape[1] / max(self._full_width, 1), t)
-            self._strip.append(small)
+            self._strip.append(self._small(image(), balls_px, t))
             if len(self._strip) >= self.strip_max:
                 self._strip = self._strip[::2]
                 self._stride *= 2
         self._count += 1
+
+    def _small(self, img: np.ndarray, balls_px: dict[str, tuple[float, float]], t: float | None) -> np.ndarray:
+        """A strip frame: `img` (any size) at strip width, labelled with the time and the ball ids."""
+        s = self.strip_width / img.shape[1]
+        small = cv2.resize(img, (self.strip_width, round(img.shape[0] * s)), interpolation=cv2.INTER_AREA)
+        full = self._full_width if self._full_width > 1 else img.shape[1]
+        _label(small, balls_px, self.strip_width / full, t)
+        return small
+
+    def disturbed(self, t: float) -> None:
+        """A ball was disturbed at video time `t` (between shots: the frames around it open the next strip)."""
+        if not self.active:
+            self._disturbed.append(t)
 
     def add_contact(self, p_px: tuple[float, float] | None) -> None:
         if self.active and p_px is not None:
@@ -121,8 +159,8 @@ class ShotRecorder:
         path = shot_thumb_path(self.out, self.shot)
         path.parent.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(path), img, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        self._ended[self.shot] = self._strip
-        self._strip = []
+        self._ended[self.shot] = (self._before, self._strip)
+        self._strip, self._before = [], []
         for old in [k for k in self._ended if k <= self.shot - 4]:  # verdicts come within a shot or two
             del self._ended[old]
         self.active = False
@@ -130,11 +168,12 @@ class ShotRecorder:
 
     def write_strip(self, shot: int, n: int = 6) -> Path | None:
         """The frame strip of a recently ended shot (call once its verdict says foul or review)."""
-        frames = self._ended.get(shot)
-        if not frames:
+        before, frames = self._ended.get(shot, ([], []))
+        if not frames and not before:
             return None
-        idx = np.linspace(0, len(frames) - 1, min(n, len(frames))).round().astype(int)
-        strip = np.hstack([frames[i] for i in idx])
+        idx: list[int] = (np.linspace(0, len(frames) - 1, min(n, len(frames))).round().astype(int).tolist()
+                          if frames else [])
+        strip = np.hstack([*before, *(frames[i] for i in idx)])
         path = shot_strip_path(self.out, shot)
         path.parent.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(path), strip, [cv2.IMWRITE_JPEG_QUALITY, 75])

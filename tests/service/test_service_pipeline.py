@@ -316,3 +316,30 @@ def test_the_shot_thumbnail_names_each_track_where_its_ball_stopped(tmp_path: Pa
     thumb = cv2.imread(str(rec.end()))
     assert thumb[185:197, 289:300].max() > 100  # the id just above and right of where 3 stopped
     assert thumb[40:56, 104:120].max() < 40  # a ball that did not move has no track and no label
+
+
+def test_a_ball_disturbed_between_shots_opens_the_next_shots_strip(tmp_path: Path) -> None:
+    """1.17 is judged with the next shot: its strip starts with frames from around the disturbance."""
+    import cv2
+    import numpy as np
+
+    from service.report.shots import DISTURBED_MAX, ShotRecorder
+
+    rec = ShotRecorder(tmp_path, strip_width=240)
+    frame = np.zeros((540, 960, 3), np.uint8)
+    for i in range(180):  # 3.0 s to 6.0 s between shots, 60 fps
+        rec.add_frame(lambda: frame, {}, t=3.0 + i / 60)
+    rec.disturbed(4.0)
+    rec.start(frame)
+    for i in range(30):
+        rec.add_frame(lambda: frame, {}, t=6.0 + i / 60)
+    rec.end()
+    strip = cv2.imread(str(rec.write_strip(1, n=6)))
+    assert strip.shape[1] == 240 * (DISTURBED_MAX + 6)
+    # without a disturbance the next shot's strip is the shot alone
+    rec.add_frame(lambda: frame, {}, t=7.0)
+    rec.start(frame)
+    for i in range(30):
+        rec.add_frame(lambda: frame, {}, t=7.5 + i / 60)
+    rec.end()
+    assert cv2.imread(str(rec.write_strip(2, n=6))).shape[1] == 240 * 6
