@@ -67,18 +67,46 @@ class ColourModel:
     with a fixed hue: running means of the chroma (Cr, Cb) of the detections the tracker gave to the coloured
     ball and to ivory balls, learnt under this cloth and this light. A detection is coloured (ivory) when its
     chroma is at least `ratio` times nearer the coloured (ivory) mean than the other; the model speaks only
-    once the two means lie `min_sep` grey levels apart (several times the chroma noise of a ball's median)."""
+    once the two means lie `min_sep` grey levels apart (several times the chroma noise of a ball's median).
 
-    def __init__(self, alpha: float = 0.05, min_sep: float = 10.0, ratio: float = 2.0) -> None:
+    The spread of each class is learnt too (a running covariance of the chroma about its mean, with a floor
+    of `floor` grey levels for the median's quantisation and the codec): a detection farther than
+    `foreign_sigma` standard deviations (Mahalanobis) from every class the model has learnt is no ball of
+    this set (a hand, a sleeve, a cue tip), whatever the light and the skin. A ball of the set reads that far
+    from its own class about once in 10^5 times under Gaussian noise; only fast blurred balls read there more
+    often (their disc mixes with the cloth), so the tracker lets moving balls take such readings at a cost.
+    One sample moves the model by at most `foreign_sigma` deviations (a clipped step), so a hand given to a
+    ball now and then cannot drag it, while a slow change of the light is followed."""
+
+    def __init__(self, alpha: float = 0.05, min_sep: float = 10.0, ratio: float = 2.0, foreign_sigma: float = 5.0,
+                 floor: float = 1.0, min_samples: int = 100) -> None:
         self.alpha, self.min_sep, self.ratio = alpha, min_sep, ratio
+        self.foreign_sigma, self.floor, self.min_samples = foreign_sigma, floor, min_samples
         self.mean: dict[bool, np.ndarray | None] = {True: None, False: None}  # coloured? -> (Cr, Cb)
+        self.cov: dict[bool, np.ndarray] = {True: np.zeros((2, 2)), False: np.zeros((2, 2))}
+        self.n: dict[bool, int] = {True: 0, False: 0}
+
+    def _inv(self, coloured: bool) -> np.ndarray:
+        return np.linalg.inv(self.cov[coloured] + self.floor**2 * np.eye(2))
 
     def learn(self, coloured: bool, colour: np.ndarray) -> None:
         c = np.asarray(colour, dtype=float)[1:3]
         if not np.all(np.isfinite(c)):
             return
         m = self.mean[coloured]
-        self.mean[coloured] = c.copy() if m is None else m + self.alpha * (c - m)
+        if m is None:
+            self.mean[coloured], self.n[coloured] = c.copy(), 1
+            return
+        d = c - m
+        n = self.n[coloured] = self.n[coloured] + 1
+        if n > self.min_samples:  # clipped: one odd reading moves the model by at most foreign_sigma deviations
+            r = float(np.sqrt(d @ self._inv(coloured) @ d))
+            if r > self.foreign_sigma:
+                d = d * (self.foreign_sigma / r)
+        self.mean[coloured] = m + self.alpha * d
+        # the exact sample covariance over the first min_samples readings, then a running one over about as many
+        w = 1.0 / min(n - 1, self.min_samples)
+        self.cov[coloured] = self.cov[coloured] + w * (np.outer(d, d) - self.cov[coloured])
 
     @property
     def ready(self) -> bool:
@@ -98,4 +126,27 @@ class ColourModel:
         di = np.hypot(*(c - b).T)
         out[dc * self.ratio < di] = BallClass.COLOURED
         out[di * self.ratio < dc] = BallClass.IVORY
+        return out
+
+    def foreign(self, dets: Detections) -> np.ndarray:
+        """Per detection: no ball of this set (farther than `foreign_sigma` deviations from every learnt
+        class; the coloured ball, while not learnt, by the detector's fixed rule). All False while the ivory
+        balls are not learnt."""
+        n = len(dets)
+        out = np.zeros(n, dtype=bool)
+        col = dets.data.get("colour")
+        if n == 0 or col is None or len(col) != n or self.n[False] < self.min_samples:
+            return out
+        c = np.asarray(col, dtype=float)[:, 1:3]
+        out[:] = True
+        for coloured in (False, True):
+            m = self.mean[coloured]
+            if m is None or self.n[coloured] < self.min_samples:
+                continue
+            d = c - m
+            r2 = np.einsum("ni,ij,nj->n", d, self._inv(coloured), d)
+            out &= ~(r2 <= self.foreign_sigma**2)  # a NaN colour is never foreign
+        if self.n[True] < self.min_samples:
+            out &= np.asarray([k != BallClass.COLOURED for k in dets.cls], dtype=bool)
+        out &= np.all(np.isfinite(c), axis=1)
         return out

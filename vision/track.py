@@ -180,23 +180,40 @@ class TrackSet:
         hyps = hypotheses(active, dt, self.t, self.table, self.config)
         cls = self.colours.classes(dets)  # once a frame: the assignment and the revivals read it
         self._cls = cls
-        extra = class_cost(active, dets.xy_mm[free], cls[free], self.table, self.config)
+        foreign = self._foreign(dets, active)  # no ball of this set: a hand, a sleeve, a cue tip
+        extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], dt, self.table, self.config)
         cost, which = cost_matrix(hyps, dets.xy_mm[free], extra)
         pairs = solve(cost, self.config.miss_cost)
         amb = ambiguity(cost, pairs)
         assigned = set()
         for i, k in pairs:
             tr = active[i]
-            self._apply(tr, hyps[i][which[i, k]], which[i, k] == 0, dets, int(free[k]), dt, amb[i])
+            if not self._covered_at_rest(tr, dets, int(free[k]), occluded):
+                self._apply(tr, hyps[i][which[i, k]], which[i, k] == 0, dets, int(free[k]), dt, amb[i])
             assigned.add(i)
         for i, tr in enumerate(active):
             if i not in assigned:
                 self._missed(tr, dt, occluded)
         self._recolour([(active[i], int(free[k])) for i, k in pairs], cls, t)
-        self._revive(dets, cls, taken | {int(free[k]) for _, k in pairs}, occluded)
+        self._revive(dets, cls, taken | {int(free[k]) for _, k in pairs} | set(np.nonzero(foreign)[0].tolist()),
+                     occluded)
         if self._expected:  # rare: only between a verdict that spots a ball and the ball's arrival
             self.relabel(self.expected, 0.9)
         return self.publish(t)
+
+    def _foreign(self, dets: Detections, active: list[Track]) -> np.ndarray:
+        """`ColourModel.foreign`, unless most detections lying on balls at rest read foreign too: then the light
+        changed and the model, not the balls, is out of date (it catches up through the balls it is given)."""
+        out = self.colours.foreign(dets)
+        if not out.any():
+            return out
+        rest = np.array([tr.xy for tr in active if tr.state == BallState.STATIONARY]).reshape(-1, 2)
+        if len(rest):
+            d = np.hypot(dets.xy_mm[:, None, 0] - rest[None, :, 0], dets.xy_mm[:, None, 1] - rest[None, :, 1])
+            on_ball = d.min(axis=1) < 0.5 * self.R
+            if 2 * int((out & on_ball).sum()) > int(on_ball.sum()):
+                out[:] = False
+        return out
 
     def _repeated(self, active: list[Track], dets: Detections) -> tuple[set[str], set[int]]:
         """Resting balls whose detection is repeated bit for bit (the detector reused an unchanged blob):
@@ -264,6 +281,26 @@ class TrackSet:
         ta.id_conf = max(ta.id_conf, 0.8)  # the colour names it: one coloured ball in the set
         tb.id_conf = min(tb.id_conf, 0.3)
 
+    def _covered_at_rest(self, tr: Track, dets: Detections, k: int, occluded: Occluded | None) -> bool:
+        """A ball at rest (or held unseen at rest) measured under or next to an arm, a hand or a cue, within the
+        shift that covering part of it gives the centre of what is left in view: it is still at rest where it
+        was. The measurement neither moves it nor starts it (an arm passing over a ball is no stroke); a
+        detection beyond that shift, or clear of the occluder, is news as usual."""
+        if occluded is None or not (tr.state == BallState.STATIONARY or (tr.state == BallState.HIDDEN
+                                                                          and tr.hid_speed == 0.0)):
+            return False
+        z = dets.xy_mm[k]
+        rest = tr.rest_xy if tr.state == BallState.STATIONARY and np.isfinite(tr.rest_xy).all() else tr.xy
+        if float(np.hypot(*(z - rest))) > self.config.covered_shift_r * self.R or not occluded(z):
+            return False
+        if tr.state == BallState.HIDDEN:
+            tr.state, tr.rest_xy, tr.still = BallState.STATIONARY, rest.copy(), 0
+        tr.last_z = z.copy()
+        tr.misses, tr.clear_since, tr.conf = 0, None, float(dets.confidence[k])
+        if self.t is not None:
+            tr.seen_t = self.t
+        return True
+
     def _apply(self, tr: Track, h: Hypothesis, is_cv: bool, dets: Detections, k: int, dt: float, margin: float) -> None:
         z = dets.xy_mm[k]
         tr.last_z = z.copy()
@@ -312,6 +349,7 @@ class TrackSet:
             # cushion (a jump) and gone from view; its blob over the rail may well look like an occluder
             if tr.misses >= cfg.lost_frames:
                 tr.state = BallState.OFF_TABLE
+                tr.left_t = self.t if self.t is not None else tr.left_t
             return
         if occluded is not None and occluded(p):
             if tr.state != BallState.HIDDEN:
@@ -324,7 +362,7 @@ class TrackSet:
             if self.t - tr.clear_since >= cfg.lift_s:
                 # its place is in view and empty: taken off by hand. UNKNOWN, not POTTED (a ball lifted by a
                 # mouth is no pot); a ball put down again comes back through _revive
-                tr.state, tr.lifted_t, tr.clear_since = BallState.UNKNOWN, self.t, None
+                tr.state, tr.left_t, tr.clear_since = BallState.UNKNOWN, self.t, None
                 return
         if tr.state == BallState.MOVING and tr.misses <= cfg.lost_frames:
             # coast along the prediction; a centre predicted past a cushion nose can only have left the bed
@@ -332,6 +370,7 @@ class TrackSet:
             gone = pocket is not None or not self.table.on_bed(tr.xy)
             if gone and tr.misses >= cfg.lost_frames:
                 tr.state = BallState.POTTED if pocket is not None else BallState.OFF_TABLE
+                tr.left_t = self.t if self.t is not None else tr.left_t
             if gone or tr.misses < cfg.lost_frames:
                 return
         hold(tr, p)
@@ -371,9 +410,10 @@ class TrackSet:
             if not cands:
                 continue
             order = {BallState.UNKNOWN: 0, BallState.OFF_TABLE: 1, BallState.POTTED: 2}
-            # the ball most recently taken off by hand is the likeliest to be put down (a ball in hand)
-            tr = min(cands, key=lambda c: (order.get(c.state, 3), -c.lifted_t))
-            tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN or np.isfinite(tr.lifted_t) else 0.1
+            # of each kind, the ball that left play last is the likeliest to come back: the ball in hand just
+            # lifted, the ball potted or jumped off in the shot the referee now spots again
+            tr = min(cands, key=lambda c: (order.get(c.state, 3), -c.left_t))
+            tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN or np.isfinite(tr.left_t) else 0.1
             tr.kf = kalman.make_filter(dets.xy_mm[k])
             tr.state, tr.misses, tr.still = BallState.STATIONARY, 0, 0
             tr.rest_xy = dets.xy_mm[k].copy()

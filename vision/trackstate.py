@@ -51,6 +51,11 @@ class TrackerConfig:
     # two at most (a merged blob, a shadow). Left hidden, such a ghost takes the next hand or cue tip it can
     # reach as a ball struck at 12 m/s
     lift_s: float = 1.0
+    # a ball at rest measured under or next to an occluder is still at rest while its centre reads within this
+    # many radii of its rest point: the detector keeps a disc at least about half in view (min_fill 0.45), and
+    # the centroid of a half disc lies 4 / (3 pi) R from the full disc's centre. An arm over a ball shifts the
+    # centre of what is left in view, it does not move the ball
+    covered_shift_r: float = 4.0 / (3.0 * np.pi)
 
 
 @dataclass
@@ -74,7 +79,7 @@ class Track:
     off_colour_since: float | None = None  # time its detections began to read as the other class
     seen_t: float = -np.inf  # time of the last detection it took
     clear_since: float | None = None  # hidden at rest: since when its place has been in clear view
-    lifted_t: float = -np.inf  # time it was found taken off by hand
+    left_t: float = -np.inf  # time it left play: potted, off the table, found taken off by hand
     hid_speed: float = 0.0  # mm/s, its speed when it went out of view
     removed: bool = False  # taken off by a referee's statement: leaves at its next miss, never revives by itself
 

@@ -1,0 +1,104 @@
+"""What the camera sees of a hand or an arm: a colour no ball of the set has is never a resting ball nor a ball
+back in play, an arm covering part of a resting ball does not move it, and the ball that left play last is the
+one that comes back."""
+
+from __future__ import annotations
+
+import numpy as np
+from track_fakes import dets
+
+from calibration.table import Table
+from vision.identity import ColourModel
+from vision.track import TrackSet
+from vision.types import BallClass, BallState, Detections
+
+FPS = 30.0
+TABLE = Table.load("pyramid-12ft")
+IVORY = (150.0, 133.0, 119.0)  # (Y, Cr, Cb) of the renders' ivory balls
+YELLOW = (130.0, 152.0, 73.0)
+SKIN = (146.0, 145.0, 113.0)  # the renders' hands: between ivory and yellow, nearer ivory
+
+
+def _col(points: list[tuple[float, float]], colours: list[tuple[float, float, float]], seed: int) -> Detections:
+    """Detections with colours, chroma noise about 1.3 grey levels (the median of a ball's disc)."""
+    rng = np.random.default_rng(seed)
+    d = dets(points, [BallClass.UNKNOWN] * len(points), seed=seed)
+    d.data["colour"] = np.asarray(colours, dtype=float).reshape(-1, 3) + rng.normal(0.0, 1.3, (len(points), 3))
+    return d
+
+
+def test_the_colour_model_learns_the_spread_of_the_balls_and_reads_a_hand_as_foreign() -> None:
+    m = ColourModel()
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        m.learn(False, np.asarray(IVORY) + rng.normal(0.0, 1.3, 3))
+        m.learn(True, np.asarray(YELLOW) + rng.normal(0.0, 3.0, 3))
+    d = _col([(0.0, 0.0)] * 4, [IVORY, YELLOW, SKIN, IVORY], seed=2)
+    assert m.foreign(d).tolist() == [False, False, True, False]
+    assert m.classes(d)[2] == BallClass.IVORY  # the two-class reading alone takes the hand for an ivory ball
+
+
+def test_a_foreign_colour_is_not_foreign_until_the_balls_are_learnt() -> None:
+    m = ColourModel()
+    for _ in range(10):
+        m.learn(False, np.asarray(IVORY))
+    assert not m.foreign(_col([(0.0, 0.0), (1.0, 1.0), (2.0, 2.0)], [IVORY, SKIN, IVORY], seed=4)).any()
+
+
+def test_when_the_light_changes_the_balls_at_rest_are_kept_and_the_model_follows() -> None:
+    start = {"1": (100.0, 100.0), "2": (-500.0, 0.0), "3": (400.0, -300.0)}
+    ts = TrackSet(TABLE, ("1", "2", "3"), start)
+    f = _learn(ts, list(start.values()), [IVORY] * 3, 40)
+    warm = (150.0, 141.0, 112.0)  # a lamp switched on: every ball reads 8 levels redder
+    for g in range(f, f + 30):
+        st = ts.step(_col(list(start.values()), [warm] * 3, g), g / FPS, lambda _p: False)
+        assert all(st.state_of(b) == BallState.STATIONARY for b in start)
+    assert not ts.colours.foreign(_col([start["1"]], [warm], 0)).any()
+
+
+def _learn(ts: TrackSet, pts: list[tuple[float, float]], cols: list[tuple[float, float, float]], n: int) -> int:
+    for f in range(n):
+        ts.step(_col(pts, cols, f), f / FPS, lambda _p: False)
+    return n
+
+
+def test_a_ball_hidden_at_rest_does_not_take_a_hand_nor_is_a_potted_ball_revived_on_it() -> None:
+    start = {"1": (100.0, 100.0), "2": (-500.0, 0.0), "3": (400.0, -300.0), "C": (800.0, 300.0)}
+    ts = TrackSet(TABLE, ("1", "2", "3", "4", "C"), start)
+    pts, cols = list(start.values()), [IVORY, IVORY, IVORY, YELLOW]
+    f = _learn(ts, pts, cols, 40)
+    assert ts.colours.n[False] >= ts.colours.min_samples
+    # an arm covers ball 1; its skin-coloured hand rests on the bed 150 mm away for two seconds
+    hand = (250.0, 100.0)
+    for g in range(f, f + int(2 * FPS)):
+        st = ts.step(_col([*pts[1:], hand], [IVORY, IVORY, YELLOW, SKIN], g), g / FPS, lambda p: bool(p[0] > 0))
+    assert st.state_of("1") == BallState.HIDDEN
+    assert np.hypot(*(st.xy_mm[st.index("1")] - start["1"])) < 3
+    assert st.state_of("4") == BallState.UNKNOWN  # never seen: not revived on the hand either
+
+
+def test_an_arm_over_a_resting_ball_shifts_its_centre_but_does_not_move_it() -> None:
+    start = {"1": (100.0, 100.0), "2": (-500.0, 0.0)}
+    ts = TrackSet(TABLE, ("1", "2"), start)
+    f = _learn(ts, list(start.values()), [IVORY, IVORY], 10)
+    for g in range(f, f + 10):  # the arm over it pulls the measured centre 8 mm (a quarter of a radius)
+        st = ts.step(_col([(108.0, 100.0), start["2"]], [IVORY, IVORY], g), g / FPS, lambda p: bool(p[0] > 0))
+        assert st.state_of("1") == BallState.STATIONARY
+        assert np.hypot(*(st.xy_mm[0] - start["1"])) < 2
+    # struck under the arm: 25 mm in a frame is more than covering half of it can shift its centre
+    st = ts.step(_col([(125.0, 100.0), start["2"]], [IVORY, IVORY], f + 10), (f + 10) / FPS, lambda p: bool(p[0] > 0))
+    assert st.state_of("1") == BallState.MOVING
+
+
+def test_the_ball_that_left_play_last_comes_back_first() -> None:
+    start = {"1": (100.0, 100.0), "2": (-500.0, 0.0), "3": (400.0, -300.0)}
+    ts = TrackSet(TABLE, ("1", "2", "3"), start)
+    f = _learn(ts, list(start.values()), [IVORY] * 3, 5)
+    ts.tracks["1"].state, ts.tracks["1"].left_t = BallState.POTTED, 0.0  # potted long ago
+    ts.tracks["3"].state, ts.tracks["3"].left_t = BallState.POTTED, f / FPS  # potted in the last shot
+    spot = (887.5, 0.0)
+    st = None
+    for g in range(f, f + 20):  # a ball put on a spot, no verdict naming it
+        st = ts.step(_col([start["2"], spot], [IVORY, IVORY], g), g / FPS, lambda _p: False)
+    assert st is not None and st.state_of("3") == BallState.STATIONARY
+    assert st.state_of("1") == BallState.POTTED
