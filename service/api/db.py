@@ -161,8 +161,11 @@ def set_match_state(conn: sqlite3.Connection, *, match_id: int, state: dict[str,
     conn.execute("UPDATE matches SET state = ? WHERE id = ?", (json.dumps(state), match_id))
 
 
-def set_report(conn: sqlite3.Connection, *, match_id: int, report_path: str) -> None:
-    conn.execute("UPDATE matches SET report_path = ? WHERE id = ?", (report_path, match_id))
+def set_report(conn: sqlite3.Connection, *, match_id: int, report_path: str, fence: Fence | None = None) -> None:
+    with transaction(conn):
+        if fence is not None:
+            check_fence(conn, fence)
+        conn.execute("UPDATE matches SET report_path = ? WHERE id = ?", (report_path, match_id))
 
 
 # --- the log ----------------------------------------------------------------------------------------

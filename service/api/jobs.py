@@ -155,10 +155,16 @@ class JobRunner:
             for analysis_id, dead in sorted(orphans, key=lambda x: x[0]):
                 if analysis_id in self.futures and not self.futures[analysis_id].done():
                     continue
-                if self._claim(conn, analysis_id, dead) is not None:
-                    db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.QUEUED, message=message)
-                    self._queue(analysis_id)
-                    taken.append(analysis_id)
+                fence = self._claim(conn, analysis_id, dead)
+                if fence is None:
+                    continue
+                try:
+                    db.update_analysis(conn, analysis_id=analysis_id, status=db.AnalysisStatus.QUEUED, message=message,
+                                       fence=fence)
+                except db.Fenced:  # another server took it in between: it is that server's now
+                    continue
+                self._queue(analysis_id)
+                taken.append(analysis_id)
         finally:
             conn.close()
         return taken
@@ -365,7 +371,7 @@ class JobRunner:
             raise ValueError(f"no frame of the video could be decoded: {result.read.error}")
         fold = matchlog.refold(conn, match, fence)
         matchlog.publish_fold(self.hub, match, fold, db.last_seq(conn, match_id=match.id))
-        db.set_report(conn, match_id=match.id, report_path=str(out / "report.html"))
+        db.set_report(conn, match_id=match.id, report_path=str(out / "report.html"), fence=fence)
         resumed = [n for n in notes if n.startswith("resuming at frame")]
         msg = "; ".join(n for n in result.notes[-3:] if n not in resumed) or "done"
         if result.read.error:

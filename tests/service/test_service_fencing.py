@@ -169,8 +169,11 @@ def test_a_write_under_a_lost_epoch_is_refused_and_stores_nothing(tmp_path: Path
         db.update_analysis(conn, analysis_id=a.id, message="old", fence=old)
     with pytest.raises(db.Fenced):
         db.store_fold(conn, match_id=m.id, verdicts=[{"shot": 1}], state={}, fence=old)
+    with pytest.raises(db.Fenced):
+        db.set_report(conn, match_id=m.id, report_path="old/report.html", fence=old)
     db.release_analysis(conn, analysis_id=a.id, owner="h:1:a", fence=old)
     assert db.read_log(conn, match_id=m.id) == [] and db.read_verdicts(conn, match_id=m.id) == []
     assert db.get_analysis(conn, analysis_id=a.id).message == ""  # type: ignore[union-attr]
+    assert db.get_match(conn, match_id=m.id).report_path is None  # type: ignore[union-attr]
     assert row(tmp_path / "x.db", a.id)["owner"] == "h:2:b"
     assert db.append_log(conn, match_id=m.id, entries=[(db.LogKind.EVENT, ev)], analysis_id=a.id, fence=new)
