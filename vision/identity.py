@@ -42,7 +42,11 @@ def from_rack(
     out: dict[str, tuple[int, float]] = {}
     used: set[int] = set()
     coloured = [k for k in range(len(dets)) if dets.cls[k] == BallClass.COLOURED]
-    if COLOURED_ID in ids and coloured:
+    odd = odd_one_out(dets) if len(coloured) != 1 else None
+    if COLOURED_ID in ids and odd is not None:
+        out[COLOURED_ID] = (odd, 0.8)  # the fixed hue rule failed under this light: the set itself names it
+        used.add(odd)
+    elif COLOURED_ID in ids and coloured:
         best = max(coloured, key=lambda k: float(dets.confidence[k]))
         out[COLOURED_ID] = (best, 0.95 if len(coloured) == 1 else 0.5)
         used.add(best)
@@ -60,6 +64,25 @@ def from_rack(
     for b, k in zip(rest_ids, rest_dets, strict=False):
         out[b] = (k, 0.1)
     return out
+
+
+def odd_one_out(dets: Detections, min_sep: float = 10.0, min_conf: float = 0.6) -> int | None:
+    """The coloured ball read off the set itself, for a light or a cloth under which the fixed hue rule finds no
+    coloured ball or several: the confident detection whose chroma (Cr, Cb) lies farthest from the median chroma
+    of all of them, when it is alone out there (at least `min_sep` grey levels away, twice as far as the next
+    one; the ivory balls share one colour whatever the light). None when no detection stands out."""
+    col = dets.data.get("colour")
+    if col is None or len(col) != len(dets):
+        return None
+    ok = np.nonzero((np.asarray(dets.confidence) >= min_conf) & np.all(np.isfinite(col), axis=1))[0]
+    if len(ok) < 3:
+        return None
+    c = np.asarray(col, dtype=float)[ok, 1:3]
+    d = np.hypot(*(c - np.median(c, axis=0)).T)
+    order = np.argsort(-d)
+    if d[order[0]] < min_sep or d[order[0]] < 2.0 * d[order[1]]:
+        return None
+    return int(ok[order[0]])
 
 
 class ColourModel:

@@ -17,7 +17,14 @@ from vision import kalman
 from vision.assign import Hypothesis, ambiguity, cost_matrix, solve
 from vision.bedgeom import seen_off_bed
 from vision.hypotheses import class_cost, hypotheses
-from vision.identity import COLOURED_ID, ColourModel, from_position_map, from_rack, match_positions
+from vision.identity import (
+    COLOURED_ID,
+    ColourModel,
+    from_position_map,
+    from_rack,
+    match_positions,
+    odd_one_out,
+)
 from vision.trackstate import Occluded, Track, TrackerConfig, hold, kf_update, motion_state
 from vision.types import BallClass, BallState, BallStates, Detections
 
@@ -79,6 +86,10 @@ class TrackSet:
             return {}
         used = {k for k, _ in got.values()}
         col = [k for k in range(len(dets)) if k not in used and dets.cls[k] == BallClass.COLOURED]
+        if len(col) != 1:  # the fixed hue rule failed under this light: the set itself may name it
+            odd = odd_one_out(dets)
+            if odd is not None and odd not in used:
+                return {COLOURED_ID: (odd, 0.8)}
         if not col:
             return {}
         best = max(col, key=lambda k: float(dets.confidence[k]))

@@ -102,3 +102,17 @@ def test_the_ball_that_left_play_last_comes_back_first() -> None:
         st = ts.step(_col([start["2"], spot], [IVORY, IVORY], g), g / FPS, lambda _p: False)
     assert st is not None and st.state_of("3") == BallState.STATIONARY
     assert st.state_of("1") == BallState.POTTED
+
+
+def test_under_a_warm_light_the_coloured_ball_is_the_odd_one_out_of_the_rack() -> None:
+    from vision.identity import from_rack
+
+    slots = TABLE.rack_positions(["1", "2", "3", "4", "5"])
+    pts = [slots[b] for b in ("1", "2", "3", "4", "5")] + [(-1000.0, 0.0)]
+    # warm light: every ivory ball reads yellowish enough for the fixed hue rule to call it coloured
+    warm_ivory, warm_yellow = (170.0, 142.0, 96.0), (150.0, 158.0, 60.0)
+    d = _col(pts, [warm_ivory] * 5 + [warm_yellow], seed=5)
+    d.cls = np.array([BallClass.COLOURED] * 6, dtype=object)
+    got = from_rack(TABLE, d, ("1", "2", "3", "4", "5", "C"), order=("1", "2", "3", "4", "5"))
+    assert got["C"][0] == 5
+    assert {got[b][0] for b in ("1", "2", "3", "4", "5")} == {0, 1, 2, 3, 4}
