@@ -42,7 +42,8 @@ def from_rack(
     out: dict[str, tuple[int, float]] = {}
     used: set[int] = set()
     coloured = [k for k in range(len(dets)) if dets.cls[k] == BallClass.COLOURED]
-    odd = odd_one_out(dets) if len(coloured) != 1 else None
+    # several read coloured: the light tints the ivory balls too (none read coloured may mean C is in hand)
+    odd = odd_one_out(dets) if len(coloured) >= 2 else None
     if COLOURED_ID in ids and odd is not None:
         out[COLOURED_ID] = (odd, 0.8)  # the fixed hue rule failed under this light: the set itself names it
         used.add(odd)
@@ -67,8 +68,8 @@ def from_rack(
 
 
 def odd_one_out(dets: Detections, min_sep: float = 10.0, min_conf: float = 0.6) -> int | None:
-    """The coloured ball read off the set itself, for a light or a cloth under which the fixed hue rule finds no
-    coloured ball or several: the confident detection whose chroma (Cr, Cb) lies farthest from the median chroma
+    """The coloured ball read off the set itself, for a light or a cloth under which the fixed hue rule finds
+    several coloured balls: the confident detection whose chroma (Cr, Cb) lies farthest from the median chroma
     of all of them, when it is alone out there (at least `min_sep` grey levels away, twice as far as the next
     one; the ivory balls share one colour whatever the light). None when no detection stands out."""
     col = dets.data.get("colour")

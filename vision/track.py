@@ -86,7 +86,7 @@ class TrackSet:
             return {}
         used = {k for k, _ in got.values()}
         col = [k for k in range(len(dets)) if k not in used and dets.cls[k] == BallClass.COLOURED]
-        if len(col) != 1:  # the fixed hue rule failed under this light: the set itself may name it
+        if len(col) >= 2:  # the light tints the ivory balls too: the set itself may name it (none: C in hand)
             odd = odd_one_out(dets)
             if odd is not None and odd not in used:
                 return {COLOURED_ID: (odd, 0.8)}
