@@ -4,7 +4,8 @@ Walking a match log in order (ball events and referee inputs), each shot_start t
 the next shot. A shot_start whose stroke is doubtful (`start_confidence` below ASSERTED) while a shot is
 open is no new shot: it is held in the open one, whose verdict names it for review. Opening a shot when
 none is open, it counts (no running shot to split). A `match` or `state` input closes any open shot; a
-`lag` input makes the ball events up to the next shot_end the lag's, which no shot number counts.
+`lag` input makes the ball events up to the next shot_end the lag's, which no shot number counts: a lag's
+events run to its shot_end, a state line inside it does not end it.
 
 Pure: no I/O, no vision, no service; the callers say what each item is (`mark_event`, `mark_input`).
 """
@@ -65,8 +66,8 @@ class ShotNumbering:
     in_lag: bool = False
 
     def step(self, mark: Mark) -> Role:
-        if mark in (Mark.RESET, Mark.LAG):
-            self.open, self.in_lag = False, mark is Mark.LAG
+        if mark in (Mark.RESET, Mark.LAG):  # a state line inside a lag does not end it (rules.records.group_log)
+            self.open, self.in_lag = False, self.in_lag or mark is Mark.LAG
             return Role.OUTSIDE
         if mark is Mark.INPUT:
             return Role.OUTSIDE

@@ -37,6 +37,9 @@ LOGS = {
     "lag and a state line": [*HEADER, {"type": "lag", "t": 0.5, "balls": {"C": "A", "1": "B"}}, start(1.0),
                              end(2.0), start(3.0), start(3.4, 0.2), end(4.0), start(5.0),
                              {"type": "state", "t": 5.5, "to_play": "B"}, start(6.0, 0.3), end(7.0)],
+    "a state line inside a lag": [*HEADER, {"type": "lag", "t": 0.5, "balls": {"C": "A", "1": "B"}}, start(1.0),
+                                  {"type": "state", "t": 1.2, "score": {"A": 0, "B": 0}}, start(1.4), end(2.0),
+                                  start(3.0), start(3.4, 0.2), end(4.0)],
 }
 
 
