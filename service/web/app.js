@@ -57,6 +57,11 @@ function showState(state) {
   $("#score").textContent = Object.keys(score).length ? Object.entries(score).map(([p, s]) => `${p} ${s}`).join(" : ") : "–";
   $("#to-play").textContent = state.to_play ? `to play: ${state.to_play}` : "";
   $("#owed").replaceChildren(...(state.owed || []).map((o) => el("li", typeof o === "string" ? o : JSON.stringify(o))));
+  // a lag is no shot (no verdict row): who won it, and why on hover
+  const lags = state.lags || [];
+  $("#lag").textContent = lags.map((l) => l.replay ? `lag (${l.purpose}): replayed (1.7.3)`
+    : `lag (${l.purpose}) won by ${l.winner}`).join("; ");
+  $("#lag").title = lags.map((l) => l.text || "").join("\n");
   $("#fold-error").textContent = state.error || "";
 }
 

@@ -182,3 +182,19 @@ def test_upload_from_the_page_refuses_a_non_video_and_analyses_a_video(live_serv
     page.wait_for_function(
         "document.querySelector('[data-testid=analysis-status]').textContent.includes('done')")
     assert errors == []
+
+
+def test_the_page_shows_who_won_the_lag(live_server: LiveServer, page) -> None:  # type: ignore[no-untyped-def]
+    """A lag has no verdict row (it is no shot): the page says who won it, from the engine's lag verdict."""
+    import json
+
+    truth = json.loads((Path(__file__).parents[2] / "sample_videos" / "lag_for_break" / "truth.json").read_text())
+    api = httpx.Client(base_url=live_server.url, timeout=10)
+    mid = api.post("/matches", json={"name": "lag"}).json()["id"]
+    assert api.post(f"/matches/{mid}/inputs", json={"type": "lag", "balls": {"C": "A", "1": "B"}}).status_code == 201
+    assert api.post(f"/matches/{mid}/events", json={"events": truth["events"]}).status_code == 201
+    winner = api.get(f"/matches/{mid}").json()["state"]["lags"][0]["winner"]
+    page.goto(f"{live_server.url}/?match={mid}")
+    page.wait_for_function("document.querySelector('[data-testid=lag]').textContent.includes('won by')")
+    assert page.inner_text("[data-testid=lag]") == f"lag (break) won by {winner}"
+    assert "lag_choice" in page.inner_text("[data-testid=owed]")
