@@ -20,7 +20,7 @@ from calibration.table import Table
 from vision.events.contacts import kink_confidence
 from vision.events.fit import first_time_within, fit_line, fixed_point
 from vision.events.history import History
-from vision.events.kink import Pieces, RestLookup, best_split
+from vision.events.kink import _SLOW_REACH, Pieces, RestLookup, best_split, pinned_bounce
 from vision.events.settings import EventSettings, noise_model
 
 
@@ -176,6 +176,14 @@ def verify_touch(
         return Touch(ball, float(t_c), bound.names[i], jaw, z, margin, conf * idc, review, pc)
 
     found_2d = judge(j, pc, t_c, margin)
+    if not corner and (found_2d is None or found_2d.confidence < 0.5):
+        pinned = _pinned_touch(hist, s, ball, j, n_lo, n_hi, pc, pts[i], n, radius, fps)
+        if pinned is not None:
+            t_p, z_p, dv_p = pinned
+            conf, review = kink_confidence(z_p, dv_p, margin, s)
+            idc = float(hist.id_conf[j % hist.size, ball])
+            if conf * idc > (found_2d.confidence if found_2d is not None else 0.0):
+                return Touch(ball, t_p, bound.names[i], jaw, z_p, margin, conf * idc, review, pc)
     if found_2d is not None or not corner:
         return found_2d
     # a corner: the two bounces may be a frame apart, one kink to the eye. Along this nose's normal the
@@ -246,3 +254,48 @@ def driven_into(
     idc = float(hist.id_conf[hist.counter_at(t_reach) % hist.size, ball])
     conf = min(conf_hit, 0.8) * idc
     return Touch(ball, t_reach, bound.names[i], jaw, 0.0, -gap, conf, False, Pieces(line, line, 0.0, True))
+
+
+_GOF_CHI2 = 9.21  # chi-square of 2 degrees of freedom at 1 %: the pinned V fits no worse than free pieces
+
+
+def _pinned_touch(
+    hist: History,
+    s: EventSettings,
+    ball: int,
+    j: int,
+    n_lo: int,
+    n_hi: int,
+    pc: Pieces,
+    nose: np.ndarray,
+    n: np.ndarray,
+    radius: float,
+    fps: float,
+) -> tuple[float, float, float] | None:
+    """A soft touch the free pieces cannot prove (the few samples after it give its speed to ~100 mm/s):
+    (time, z, normal speed change) from the V pinned at the nose (`kink.pinned_bounce`), or None. It holds
+    when the free incoming line is seen heading into the nose, the V with its apex at distance R fits as
+    well as free lines (the centre did reach the nose), the normal velocity reverses by kink_z standard
+    errors and at least kink_min_mm_s, and the ball leaves no faster along the normal than it came (a
+    cushion gives back less than it took; a ball hit near the cushion is no bounce)."""
+    v_in_free = float(np.dot(pc.pre.v, n))
+    if v_in_free > -2.0 * pc.pre.sigma_v:
+        return None  # not seen to head into the nose
+    n_short = len(hist.track(ball, n_lo, j)[0])
+    lo = j - _SLOW_REACH * (j - n_lo) if pc.pre.n > n_short else n_lo
+    t, xy = hist.track(ball, lo, n_hi)
+    if len(t) < 5:
+        return None
+    u = (xy - nose) @ n - radius
+    noise = noise_model(s)
+    sigma = np.where(t <= hist.time(j), noise(pc.pre.speed), noise(pc.post.speed))
+    dt = 1.0 / fps
+    b = pinned_bounce(t, u, sigma, hist.time(j) - 2.0 * dt, hist.time(j) + 2.0 * dt)
+    if b is None or not (b.v_in < 0.0 < b.v_out) or b.chi2 - b.chi2_free > _GOF_CHI2:
+        return None
+    dv = b.v_out - b.v_in
+    if b.z < s.kink_z or dv < s.kink_min_mm_s:
+        return None
+    if b.v_out > -b.v_in + 3.0 * float(np.hypot(b.sigma_in, b.sigma_out)):
+        return None  # left faster than it came: driven off, not bounced
+    return b.t, b.z, dv

@@ -131,3 +131,77 @@ def best_split(
         if best is None or total < best[0]:
             best = (total, j, got)
     return None if best is None else (best[1], best[2])
+
+
+@dataclass(frozen=True)
+class Bounce:
+    """A bounce off a wall fitted with the centre pinned at the wall's reach (distance R) at time `t`: the
+    normal coordinate u = (centre - wall) . n - R runs u = v_in (t' - t) before and u = v_out (t' - t)
+    after (v_in < 0 coming in, v_out > 0 leaving). Pinning the apex uses what the physics fixes (the centre
+    is at R when it touches), so each speed is known from the run to or from one point, not from a free line:
+    a 4-sample piece after the touch gives its speed ~2.5 times better than a free fit of it."""
+
+    t: float
+    v_in: float
+    v_out: float
+    sigma_in: float
+    sigma_out: float
+    chi2: float  # of the pinned V over all samples (noise units)
+    chi2_free: float  # of free lines before and after the same split (two more parameters)
+
+    @property
+    def z(self) -> float:
+        """Significance of the normal velocity change."""
+        return (self.v_out - self.v_in) / max(float(np.hypot(self.sigma_in, self.sigma_out)), 1e-9)
+
+
+def pinned_bounce(
+    t: np.ndarray, u: np.ndarray, sigma: np.ndarray, t_a: float, t_b: float, step_s: float = 0.0005
+) -> Bounce | None:
+    """Least-squares V through u = 0 at a time in [t_a, t_b] (searched every `step_s`, far below a frame);
+    samples at or before that time are the incoming piece. None without two samples on each side."""
+    grid = np.arange(t_a, t_b + 1e-12, step_s)
+    if len(grid) == 0 or len(t) < 4:
+        return None
+    tau = t[None, :] - grid[:, None]  # (G, N)
+    pre = tau <= 0.0
+    w = 1.0 / sigma**2
+    wtt, wut = w * tau * tau, w * u * tau
+    s_in, s_out = np.where(pre, wtt, 0.0).sum(axis=1), np.where(pre, 0.0, wtt).sum(axis=1)
+    ok = (pre.sum(axis=1) >= 2) & ((~pre).sum(axis=1) >= 2) & (s_in > 0) & (s_out > 0)
+    if not ok.any():
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(pre, wut, 0.0).sum(axis=1) / s_in
+        b = np.where(pre, 0.0, wut).sum(axis=1) / s_out
+    chi2 = np.where(ok, (w * (u - np.where(pre, a[:, None], b[:, None]) * tau) ** 2).sum(axis=1), np.inf)
+    g = int(np.argmin(chi2))
+    if g in (0, len(grid) - 1) or not (np.isfinite(chi2[g - 1]) and np.isfinite(chi2[g + 1])):
+        return None  # the best apex is at the edge of the span searched: the bounce is not in it
+    free = 0.0
+    for part in (pre[g], ~pre[g]):
+        fit = _wline_chi2(t[part], u[part], w[part])
+        free += fit
+    dof = max(len(t) - 3, 1)
+    scale = max(1.0, float(np.sqrt(chi2[g] / dof)))  # a worse fit than the noise: trust the speeds less
+    return Bounce(
+        float(grid[g]),
+        float(a[g]),
+        float(b[g]),
+        scale / float(np.sqrt(s_in[g])),
+        scale / float(np.sqrt(s_out[g])),
+        float(chi2[g]),
+        free,
+    )
+
+
+def _wline_chi2(t: np.ndarray, u: np.ndarray, w: np.ndarray) -> float:
+    """Weighted chi2 of the free least-squares line through (t, u)."""
+    if len(t) <= 2:
+        return 0.0
+    sw = float(w.sum())
+    tm, um = float(w @ t) / sw, float(w @ u) / sw
+    dt, du = t - tm, u - um
+    sxx = float(w @ (dt * dt))
+    slope = float(w @ (dt * du)) / sxx if sxx > 0 else 0.0
+    return float(w @ (du - slope * dt) ** 2)
