@@ -7,9 +7,10 @@ For each case the real pipeline runs on the video (automatic calibration, detect
 then the same rules engine judges (a) the pipeline's events and (b) the truth events, each with the case's
 referee inputs and opened the same way (break or position from the first shot's positions). A shot agrees
 when both give the same legal/foul outcome, the same foul clauses and the same points. Target: >= 98 %.
-Headline: each truth shot is judged after the truth's own earlier shots, so one error is counted once;
-"carried" judges the pipeline's stream as one match, where an early error changes every later shot
-(service.pipeline.compare.VerdictAgreement).
+Headline: each truth shot is judged after the truth's own earlier shots, so one error is counted once; the
+pipeline's events for a shot run from the end of the truth's previous shot, so what happens between shots
+(a ball touched by a hand: 1.17) counts for the next shot; "carried" judges the pipeline's stream as one
+match, where an early error changes every later shot (service.pipeline.compare.VerdictAgreement).
 """
 
 from __future__ import annotations

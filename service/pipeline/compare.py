@@ -163,13 +163,25 @@ def compare_verdicts(
 
 def _judge_alone(inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str,
                  table: Table, v: judging.VerdictView, tol_s: float) -> list[judging.VerdictView]:
-    """The pipeline's verdicts for the time of truth shot v, judged after the truth's own earlier shots."""
+    """The pipeline's verdicts for the time of truth shot v, judged after the truth's own earlier shots.
+
+    The pipeline's window opens when the truth's previous shot ends (its shot_end; the video's start for the
+    first shot), not at v's start: what happens between shots (a ball touched by a hand, 1.17) belongs to the
+    next shot, so a missed or invented between-shot event counts against it. A previous shot without a
+    shot_end keeps its events (the window opens at v's start - tol_s), so no error counts twice. The pipeline's
+    previous shot may end a little after the truth's: its events up to its own shot_end (one before its first
+    shot_start in the window) belong to that shot and are left out."""
     assert v.t is not None
-    start = v.t - tol_s
+    earlier = [t for t in _shot_starts(truth) if t < v.t - tol_s]
+    ends = [e.t for e in truth if e.type is EventType.SHOT_END and earlier and earlier[-1] <= e.t < v.t - tol_s]
+    start = ends[-1] if ends else (v.t - tol_s if earlier else -float("inf"))
     later = [t for t in _shot_starts(truth) if t > v.t + tol_s]
     stop = (later[0] - tol_s) if later else float("inf")
-    before = [e for e in truth if e.t < start]
-    mine = [e for e in found if start <= e.t < stop]
+    before = [e for e in truth if e.t <= start] if ends else [e for e in truth if e.t < start]
+    mine = [e for e in found if start < e.t < stop] if ends else [e for e in found if start <= e.t < stop]
+    first = next((i for i, e in enumerate(mine) if e.type is EventType.SHOT_START), len(mine))
+    closing = [i for i, e in enumerate(mine[:first]) if e.type is EventType.SHOT_END]
+    mine = mine[closing[-1] + 1:] if closing else mine
     known = [d for d in inputs if d.get("t") is None or float(d["t"]) < v.t]
     try:
         verdicts = judge_events(known, [*before, *mine], game, table)

@@ -62,3 +62,39 @@ def test_shots_are_matched_by_time_not_by_index(frame: tuple[list[Event], list[d
     res = compare_verdicts(inputs, truth, [spurious, *first], "free", table)
     assert res.shots == len(_starts(truth))
     assert res.agree <= 1 and res.agree_carried <= 1  # later shots have no pipeline events at all
+
+
+def _touch_between(truth: list[Event], k: int) -> Event:
+    """A resting ball touched by a hand between truth shots k-1 and k (1-based, k >= 2)."""
+    ends = [e.t for e in truth if e.type is EventType.SHOT_END]
+    sk = _starts(truth)[k - 1]
+    t = (ends[k - 2] + sk) / 2
+    assert ends[k - 2] < t < sk - 0.5
+    return Event.from_dict({"type": "ball_disturbed", "t": t, "frame": 1, "ball": "C", "confidence": 0.9})
+
+
+def test_a_missed_touch_between_shots_costs_the_next_shot(frame: tuple[list[Event], list[dict], Table]) -> None:
+    truth, inputs, table = frame
+    touch = _touch_between(truth, 4)
+    with_touch = sorted([*truth, touch], key=lambda e: e.t)
+    res = compare_verdicts(inputs, with_touch, truth, "free", table)  # the pipeline did not see the hand
+    assert len(res.diffs) == 1 and res.diffs[0].startswith("shot 4 ") and "1.17" in res.diffs[0]
+    assert res.agree == res.shots - 1
+
+
+def test_an_invented_touch_between_shots_costs_the_next_shot(frame: tuple[list[Event], list[dict], Table]) -> None:
+    truth, inputs, table = frame
+    touch = _touch_between(truth, 4)
+    res = compare_verdicts(inputs, truth, sorted([*truth, touch], key=lambda e: e.t), "free", table)
+    assert len(res.diffs) == 1 and res.diffs[0].startswith("shot 4 ")
+
+
+def test_a_previous_shot_ending_a_little_late_costs_nothing(frame: tuple[list[Event], list[dict], Table]) -> None:
+    truth, inputs, table = frame
+    s3, s4 = _starts(truth)[2:4]
+    end3 = next(e.t for e in truth if e.type is EventType.SHOT_END and s3 < e.t < s4)
+    late = [Event.from_dict({**e.to_dict(), "t": e.t + 0.05}) if e.t == end3 else e for e in truth]
+    last = next(e for e in truth if s3 < e.t < end3 and e.type is not EventType.SHOT_END)  # moved past the end too
+    late = [Event.from_dict({**e.to_dict(), "t": end3 + 0.02}) if e is last else e for e in late]
+    res = compare_verdicts(inputs, truth, sorted(late, key=lambda e: e.t), "free", table)
+    assert res.agree == res.shots
