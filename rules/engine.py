@@ -13,13 +13,14 @@ from dataclasses import dataclass, field, replace
 from calibration.table import Table
 from rules.analysis import ShotFacts, analyse_shot
 from rules.corrections import corrected
-from rules.events import ASSERTED, Event, EventType, ball_confidence, opens_shot, start_confidence
+from rules.events import ASSERTED, Event, ball_confidence, start_confidence
 from rules.explain import build_review, explanation
 from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
 from rules.frames import DEFAULT_PLAYERS, apply_state_line, initial_state, next_frame, state_from_header
 from rules.games import RULE_SETS, Outcome, RuleSet, ShotInput, score_shot
 from rules.inputs import InputType, LogItem, RefereeInput
 from rules.lag import judge_lag
+from rules.numbering import Role, ShotNumbering, mark_event, mark_input
 from rules.readings import READINGS
 from rules.records import InputsRecord, LagRecord, ShotRecord, group_log
 from rules.settings import RulesSettings
@@ -87,28 +88,17 @@ def hold_doubtful_starts(items: Iterable[LogItem]) -> tuple[list[LogItem], dict[
     struck (`ball_confidence`). One whose existence is doubtful (below ASSERTED) while a shot is open is no
     new shot: its events stay in the open shot, whose verdict names it for review. Opening a shot when none
     is open it splits nothing and counts (flagged in `_start_review`). Shots are numbered as `group_log`
-    numbers them: each shot_start outside a lag opens the next.
+    numbers them (`rules.numbering`, shared with the analysis loop and the report).
     """
     kept: list[LogItem] = []
     held: dict[int, list[Event]] = {}
-    shots, open_shot, in_lag = 0, False, False
+    numbering = ShotNumbering()  # the one numbering rule the analysis loop and the report share
     for item in items:
         if isinstance(item, RefereeInput):
-            # as in `group_log`: a header or state line closes the open shot, and only the lag's own shot_end
-            # ends a lag (a state line entered during it does not)
-            if item.type in (InputType.MATCH, InputType.STATE, InputType.LAG):
-                open_shot, in_lag = False, in_lag or item.type is InputType.LAG
-            kept.append(item)
+            numbering.step(mark_input(str(item.type)))
+        elif numbering.step(mark_event(item)) is Role.HELD:
+            held.setdefault(numbering.number, []).append(item)
             continue
-        if in_lag:
-            in_lag = item.type is not EventType.SHOT_END
-        elif item.type is EventType.SHOT_START:
-            if open_shot and not opens_shot(item):
-                held.setdefault(shots, []).append(item)
-                continue
-            shots, open_shot = shots + 1, True
-        elif item.type is EventType.SHOT_END:
-            open_shot = False
         kept.append(item)
     return kept, held
 
