@@ -33,7 +33,7 @@ def _local_rack_test(positions: dict[str, tuple[float, float]], table: Table, to
     places = np.array(list(table.rack_positions().values()))
     balls = np.array([p for b, p in positions.items() if b != "C"], dtype=float).reshape(-1, 2)
     if len(balls) < 12:
-        return False, f"only {len(balls)} object balls on the table"
+        return False, f"only {len(balls)} object ball{'' if len(balls) == 1 else 's'} on the table"
     d = np.linalg.norm(balls[:, None, :] - places[None, :, :], axis=2)
     off = int((d.min(axis=1) > tol_mm).sum())
     filled = int((d.min(axis=0) <= tol_mm).sum())

@@ -88,3 +88,10 @@ def test_a_lag_is_folded_and_shown_in_the_report(tmp_path) -> None:  # type: ign
     write_outputs(tmp_path)
     html = (tmp_path / "report.html").read_text()
     assert f"Lag (break): won by {lag['winner']}" in html and "decisions owed" in html and "lag_choice" in html
+
+
+def test_the_opening_reason_counts_the_balls_in_good_english() -> None:
+    table = Table.load("pyramid-12ft")
+    assert decide_opening({"C": (-1000.0, 0.0), "1": (500.0, 0.0)}, table).reason == "only 1 object ball on the table"
+    two = decide_opening({"C": (-1000.0, 0.0), "1": (500.0, 0.0), "2": (600.0, 100.0)}, table)
+    assert two.reason == "only 2 object balls on the table"
