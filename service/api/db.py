@@ -397,10 +397,11 @@ def unfinished_analyses(conn: sqlite3.Connection, *, now: float) -> list[Analysi
 
 
 def fail_unfinished_analyses(conn: sqlite3.Connection, *, now: float) -> int:
-    """At start-up: analyses left queued/running by a process that is gone did not finish."""
+    """At start-up: analyses left queued/running by a process that is gone did not finish. The epoch moves on,
+    so a worker whose lease merely lapsed (a stalled server, not a dead one) is fenced out of the failed job."""
     cur = conn.execute(
         "UPDATE analyses SET status = ?, message = 'interrupted by a service restart; "
-        "POST /analyses/<id>/resume resumes it from its last checkpoint', updated_at = ? "
+        "POST /analyses/<id>/resume resumes it from its last checkpoint', updated_at = ?, epoch = epoch + 1 "
         f"WHERE status IN (?, ?) AND {_FREE}",
         (str(AnalysisStatus.FAILED), _now(), *_UNFINISHED, now),
     )

@@ -177,3 +177,18 @@ def test_a_write_under_a_lost_epoch_is_refused_and_stores_nothing(tmp_path: Path
     assert db.get_match(conn, match_id=m.id).report_path is None  # type: ignore[union-attr]
     assert row(tmp_path / "x.db", a.id)["owner"] == "h:2:b"
     assert db.append_log(conn, match_id=m.id, entries=[(db.LogKind.EVENT, ev)], analysis_id=a.id, fence=new)
+
+
+def test_failing_a_lapsed_analysis_fences_its_stalled_worker(tmp_path: Path) -> None:
+    """With resuming off, a start-up marks unfinished analyses without a live lease failed: a worker whose lease
+    merely lapsed (its server stalled, not dead) must not go on writing into the failed job."""
+    conn = db.connect(tmp_path / "x.db")
+    m = db.create_match(conn, name="m", game="russian71", table_spec="pyramid-12ft", players=["A", "B"])
+    a = db.create_analysis(conn, match_id=m.id, video="v.mp4", out_dir="o")
+    stalled = db.claim_analysis(conn, analysis_id=a.id, owner="h:1:a", now=100.0, lease_s=30.0)
+    assert stalled is not None
+    assert db.fail_unfinished_analyses(conn, now=200.0) == 1
+    with pytest.raises(db.Fenced):
+        db.append_log(conn, match_id=m.id, entries=[(db.LogKind.EVENT, {"type": "shot_end", "t": 1.0, "frame": 30})],
+                      analysis_id=a.id, fence=stalled)
+    assert db.read_log(conn, match_id=m.id) == []
