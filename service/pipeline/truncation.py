@@ -109,14 +109,16 @@ def tail_errors(path: Path, from_t: float) -> list[str]:
 
 
 def cut_short(path: Path, container: Any, stream: Any, last_t: float, gap_before_last_s: float,
-              fps: float) -> str | None:
-    """Why the video looks cut short after a decode that ended without error (None when it does not)."""
+              fps: float, last_duration_s: float = 0.0) -> str | None:
+    """Why the video looks cut short after a decode that ended without error (None when it does not).
+    `last_duration_s`: the last frame's own duration when the container gives one (a variable-frame-rate
+    recording's last frame may last longer than the nominal period), else the nominal period is used."""
     period = 1.0 / fps if fps > 0 else 1.0 / 30
     reasons = []
     exp = expected_end(container, stream)
     if exp is not None:
         end, slack, source = exp
-        if end - (last_t + period) > GAP_PERIODS * period + slack:
+        if end - (last_t + max(last_duration_s, period)) > GAP_PERIODS * period + slack:
             reasons.append(f"{source} says the video ends at {end:.2f} s; the last frame decoded is at {last_t:.2f} s")
     partial = partial_ts_packet(path, container.format.name)
     if partial:

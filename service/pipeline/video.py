@@ -100,11 +100,12 @@ def read_frames(
                 container.seek(max(target, 0), stream=stream, backward=True)
             except av.error.FFmpegError:
                 container.seek(0)
-        index, last_t, gap = -1, None, 0.0
+        index, last_t, gap, last_dur = -1, None, 0.0, 0.0
         try:
             for frame in container.decode(stream):
                 t = float(frame.pts * tb) if frame.pts is not None else (index + 1) / float(rate)
                 gap, last_t = (t - last_t if last_t is not None else 0.0), t
+                last_dur = float(frame.duration * tb) if frame.duration else 0.0
                 index = round(t * float(rate)) if start_frame > 0 and frame.pts is not None else index + 1
                 if index < start_frame:
                     continue
@@ -118,7 +119,7 @@ def read_frames(
             status.error = f"decoding stopped after frame {index}: {exc}"
             return
         if last_t is not None:  # decoded to the end without an error: was the file cut short anyway?
-            why = cut_short(path, container, stream, last_t, gap, status.fps)
+            why = cut_short(path, container, stream, last_t, gap, status.fps, last_dur)
             if why:
                 status.error = f"the file is cut short after frame {index} ({last_t:.2f} s): {why}"
 

@@ -98,3 +98,23 @@ def test_the_report_and_the_api_say_a_transport_stream_was_cut(videos: dict[str,
             assert "the file is cut short" in c.get(done["report_url"]).text
     finally:
         srv.stop()
+
+
+def test_a_last_frame_held_longer_is_not_a_cut(videos: dict[str, Path], tmp_path: Path) -> None:
+    """A variable-frame-rate recording may hold its last frame longer than the nominal period: the track's
+    duration then ends later than last frame + one period, and nothing is missing."""
+    src, dst = videos["whole-mp4"], tmp_path / "held.mp4"
+    with av.open(str(src)) as i, av.open(str(dst), "w") as o:
+        packets = [p for p in i.demux(i.streams.video[0]) if p.size]
+        s = o.add_stream_from_template(i.streams.video[0])
+        last_dts = max(int(p.dts) for p in packets)
+        for p in packets:
+            if p.dts == last_dts:
+                p.duration = int(p.duration) * 6  # the last frame shown for six periods
+            p.stream = s
+            o.mux(p)
+    with av.open(str(dst)) as c:  # the track now says it runs five periods past the last frame's nominal end
+        s = c.streams.video[0]
+        assert float(s.duration * s.time_base) > (N + 4) / 30
+    status = read_all(dst)
+    assert status.frames_read == N and status.error is None, status
