@@ -109,3 +109,42 @@ def test_a_cue_ball_that_hits_a_ball_inside_the_first_frame_is_the_struck_one() 
     states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=3))
     starts = [e for e in detect_events(TABLE, 30.0, states) if e.type is EventType.SHOT_START]
     assert [e.ball for e in starts] == ["C"]
+
+
+def _pushed(fps: float, n: int, accel: float, v0: float = 0.0) -> np.ndarray:
+    """A ball run off REST along +x from rest speed v0 speeding up at `accel` mm/s^2 (a hand pushing it)."""
+    k = np.arange(1, n + 1)[:, None] / fps
+    return REST + np.array([1.0, 0.0]) * (v0 * k + 0.5 * accel * k**2)
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_slow_creep_off_its_rest_between_shots_is_a_disturbance_timed_at_its_start(fps: float) -> None:
+    # a ball nudged to 70 mm/s rolls to rest within ~2 cm: it creeps past the onset distance over many
+    # frames and may look still for a few frames after; no stroke, and the start is timed where it left
+    n = int(1.2 * fps)
+    after = _rolling(fps, n, (70.0, 0.0))
+    after = np.where((np.arange(n) / fps < 0.55)[:, None], after, after[int(0.55 * fps) - 1])  # stops
+    events = _still_then(fps, after, np.full(n, BallState.MOVING))
+    assert [e.type for e in events] == [EventType.BALL_DISTURBED]
+    assert events[0].confidence >= 0.5 and events[0].extra["speed_mm_s"] < 100.0
+    assert abs(events[0].t - 1.0) * fps <= 2.0
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_run_that_speeds_up_over_many_frames_is_a_push_not_a_stroke(fps: float) -> None:
+    # a hand takes a ball from rest to ~750 mm/s over half a second: faster than a stroke needs, but a cue's
+    # impulse gives a ball its speed at once; friction then only slows it
+    n = int(1.0 * fps)
+    after = _pushed(fps, n, 1500.0)
+    events = _still_then(fps, after, np.full(n, BallState.MOVING))
+    assert events and events[0].type is EventType.BALL_DISTURBED
+    assert events[0].extra.get("accelerating") is True
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_soft_stroke_is_a_stroke_with_its_launch_speed(fps: float) -> None:
+    n = int(1.5 * fps)
+    events = _still_then(fps, _rolling(fps, n, (250.0, 0.0)), np.full(n, BallState.MOVING))
+    assert [e.type for e in events] == [EventType.SHOT_START]
+    assert 180.0 <= events[0].extra["speed_mm_s"] <= 320.0
+    assert not events[0].extra.get("review")

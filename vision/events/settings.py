@@ -45,6 +45,10 @@ class EventSettings:
     early_stroke_min_speed_mm_s: float = 600.0  # uncaused start while a shot runs: a stroke (1.14.2) at or above
     cause_gap_mm: float = 6.0  # a ball starting within this gap of a moving / just-hit ball was set moving by it
     cause_window_s: float = 0.05  # ... if that ball moved or was hit within this time of the start
+    run_fit_s: float = 0.3  # a start that may be slower than the stroke speed is judged on this much of its
+    # run off the rest position (`strokes.run_fit`): ~18 samples at 60 fps give its launch speed to ~20 mm/s and
+    # its speed-up to ~50 mm/s with 2 mm of noise, where the two samples that showed the start give ~200 mm/s;
+    # a slow ball (100 mm/s) runs on for ~0.8 s at the cloth's rolling deceleration, so it is still rolling
     start_seen_s: float = 0.1  # a start is seen when the ball was seen at rest and on its first two samples off
     # it with no gap longer than this; else it was lost as it left (under the cue, the arm, a hand) and a ball
     # found off its rest position may be another one (a ball at 1 m/s runs 100 mm unseen): a doubtful start

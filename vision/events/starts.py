@@ -21,7 +21,7 @@ from vision.events.lines import LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, track_jump
 from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_model
 from vision.events.shots import ShotPhase, choose_striker
-from vision.events.strokes import KICK_POST_S
+from vision.events.strokes import FOLLOW_GAIN, KICK_POST_S, RunFit, crept, run_fit
 
 _RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 # Existence confidence of a stroke from rest (`start_confidence`): seen leaving its rest position with no
@@ -97,6 +97,8 @@ class StartLogic:
     stop_dir: dict[int, tuple[float, np.ndarray]]
     shot_t0: float
     shot_anchors: dict[int, np.ndarray]
+    kinks: dict[int, list[float]]
+    analysed: int
     W: int
 
     if TYPE_CHECKING:  # provided by the other mixins (before this one in no MRO: declared for the checker)
@@ -171,6 +173,8 @@ class StartLogic:
         verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm)
         if verdict is True and self._hit_at_once(o):
             verdict = False  # it passed its speed on to a ball it hit inside its first step
+        if verdict is True and crept(self.hist, o, self.s, self.fps, 2 * self.D) and not self._too_fast(o):
+            verdict = False  # a slow ball crept off its rest: a few still-looking frames after are its slow run
         if verdict is not True and not seen_leaving(self.hist, o, self.s.start_seen_s):
             verdict = unseen_jump(self.hist, o, self.s.rest_radius_mm, self.s.onset_mm) if late else None
         if verdict is None and late:
@@ -178,6 +182,48 @@ class StartLogic:
         if verdict is not None:
             self._jump_memo[key] = verdict
         return verdict
+
+    def _too_fast(self, o: Onset) -> bool:
+        """Does the track step faster than any ball runs from the frame before the start on?"""
+        t, xy = self.hist.track(o.ball, o.n_first - 1, self.hist.newest)
+        if len(t) < 2:
+            return False
+        steps = np.hypot(*np.diff(xy, axis=0).T) / np.maximum(np.diff(t), 1e-9)
+        return bool(float(np.max(steps)) > MAX_SPEED_MM_S)
+
+    def _stroke_floor(self) -> float:
+        """The least speed of an uncaused start that is a stroke: from rest between shots, or early (1.14.2)."""
+        running = self.phase is ShotPhase.RUNNING
+        return self.s.early_stroke_min_speed_mm_s if running else self.s.stroke_min_speed_mm_s
+
+    def _maybe_slow(self, o: Onset) -> bool:
+        """May this start be below the stroke speed? Its speed from the samples that showed it is a coarse
+        reading (two samples: ~200 mm/s of error), so such a start is judged on its run (`_run`)."""
+        return o.speed - self.s.push_z * o.fit.sigma_v < self._stroke_floor()
+
+    def _run(self, o: Onset, final: bool) -> tuple[bool, RunFit | None]:
+        """The ball's run off its rest position over `run_fit_s`, up to its first contact or cushion, or its
+        stop (`strokes.run_fit`); (ready, fit). Not ready while the run is still coming in."""
+        h, s = self.hist, self.s
+        # a contact or cushion ends the run (one at its start: the ball passed its speed on, so its run after
+        # tells nothing of the stroke)
+        hits = [tc for pair, tc in self.last_pair.items() if o.ball in pair]  # contacts of any confidence
+        ends = [k for k in [*self.kinks.get(o.ball, []), *hits] if k > o.t - s.cause_window_s]
+        t_end = min([o.t + s.run_fit_s, *ends])
+        stopped = self.motion.status(o.ball) is not Motion.MOVING
+        ready = final or stopped or h.time(max(self.analysed, h.oldest)) >= t_end
+        if not ready:
+            return False, None
+        if t_end - o.t < 0.5 * s.run_fit_s:
+            return True, None  # too short a run to tell more than the first samples did
+        n_rest = frames(s.rest_window_s, self.fps, 3)
+        t, xy = h.track(o.ball, o.n_first - n_rest, h.counter_at(t_end))
+        keep = t <= t_end
+        t_lo = h.time(max(o.n_first - n_rest, h.oldest))
+        fit = run_fit(t[keep], xy[keep], o.anchor, t_lo, h.time(o.n_first), s.noise_rest_mm, 1.0 / self.fps)
+        if fit is None or fit.t_s > o.t + 0.5 * s.run_fit_s or fit.v > MAX_SPEED_MM_S:
+            return True, None
+        return True, fit
 
     def _hit_at_once(self, o: Onset) -> bool:
         """The first step off the rest position outran the ball's later run, but within ball speeds, and
@@ -231,6 +277,8 @@ class StartLogic:
                     hit = max(self.last_hit[x], self.started[x]) >= self.shot_t0
                     if x != o.ball and hit and self.table.ball_gap(p, o.anchor) <= reach:
                         return True
+        if len(group) == 1 and not final and self._maybe_slow(group[0]) and not self._run(group[0], final)[0]:
+            return False  # stroke or disturbance: wait for its run to tell
         striker = choose_striker(group)
         t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
         self.last_hit[striker.ball] = max(self.last_hit[striker.ball], t0)
@@ -318,7 +366,17 @@ class StartLogic:
         running = self.phase is ShotPhase.RUNNING
         # the stroke's speed: the group's momentum (equal masses), as a touching ball takes the stroke at once
         speed = float(np.hypot(*sum((g.fit.v for g in group), np.zeros(2)))) if len(group) > 1 else o.speed
-        if speed < (s.early_stroke_min_speed_mm_s if running else s.stroke_min_speed_mm_s):
+        fit = self._run(o, True)[1] if len(group) == 1 and self._maybe_slow(o) else None
+        call = _impulse_or_push(fit, self._stroke_floor(), s) if fit is not None else None
+        if call is not None:
+            disturbed, conf, extra = call
+            speed = fit.v if fit is not None else speed
+            if disturbed:
+                info = {"speed_mm_s": round(speed, 1), "during_shot": running, **extra}
+                self._emit(Event(EventType.BALL_DISTURBED, fit.t_s if fit is not None else o.t, 0, conf,
+                                 ball=self.ids[b], extra=info))
+                return
+        elif speed < self._stroke_floor():
             info = {"speed_mm_s": round(o.speed, 1), "during_shot": running}
             self._emit(Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info))
             return
@@ -330,7 +388,8 @@ class StartLogic:
         else:
             existence = RUNS_BACK_CONF if runs_back(self.hist, o, s) else UNSEEN_START_CONF
         t0 = min(g.t for g in group)
-        ev = self._stroke(b, t0, o.speed, anchors, existence, {})
+        ev = self._stroke(b, t0, speed if call is not None else o.speed, anchors, existence,
+                          call[2] if call is not None else {})
         near = [(self.table.ball_gap(o.anchor, p), x) for x, p in anchors.items() if x != b]
         near = [(gap, x) for gap, x in near if gap <= s.push_gap_mm]
         if not near:
@@ -338,3 +397,28 @@ class StartLogic:
             return
         gap, obj = min(near)
         self.pushes.append((ev, o, {"object": obj, "gap": gap, "anchor": anchors[obj]}, t0 + s.push_window_s))
+
+
+def _impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, float, dict[str, Any]]:
+    """Stroke or disturbance from a start's run: (disturbed, confidence, extra). A stroke is an impulse at
+    or above the stroke speed `floor`; a run that sped up beyond what follow spin gives (`FOLLOW_GAIN`) was
+    pushed, whatever its speed; a call within `push_z` standard errors of either line is flagged for review."""
+    extra: dict[str, Any] = {"speed_sigma_mm_s": round(fit.sigma_v, 1)}
+    excess = fit.gain - (FOLLOW_GAIN - 1.0) * max(fit.v, 0.0)  # speed-up beyond what a stroke can give
+    z_push = excess / max(fit.sigma_gain, 1e-9)
+    pushed = z_push >= s.kink_z and excess >= s.kink_min_mm_s
+    z_speed = (fit.v - floor) / max(fit.sigma_v, 1e-9)
+    disturbed = pushed or z_speed < 0
+    if pushed:
+        extra["accelerating"] = True
+        extra["speed_gain_mm_s"] = round(fit.gain, 1)
+    why = []
+    if abs(z_speed) < s.push_z and not pushed:
+        why.append(f"launch speed {fit.v:.0f} +- {fit.sigma_v:.0f} mm/s against the stroke speed {floor:.0f} mm/s")
+    if not pushed and s.kink_z_review <= z_push and excess >= s.kink_min_mm_s:
+        why.append(f"the run sped up by {fit.gain:.0f} mm/s: a push?")
+    if why:
+        extra["review"] = True
+        extra["why"] = "; ".join(why)
+    conf = 0.9 if not why else 0.6
+    return disturbed, conf, extra

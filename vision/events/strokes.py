@@ -1,8 +1,9 @@
-"""Strokes: the shot_start they open, and a stroke on a ball that is still moving (1.14.2), the velocity
-change no collision explains."""
+"""Strokes: the shot_start they open, a stroke on a ball that is still moving (1.14.2), the velocity
+change no collision explains, and the run off a rest position that tells a cue's impulse from a push."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,13 +13,110 @@ from rules.events import Event, EventType
 from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.lines import LineWatcher
-from vision.events.motion import MotionTracker
+from vision.events.motion import MotionTracker, Onset
 from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_model
 from vision.events.shots import ShotPhase, rest_layout
 
 KICK_PRE_S = 0.15  # line fits this long before the kink ... (5 mm of noise: ~40 mm/s of error)
 KICK_POST_S = 0.1  # ... and after it (~70 mm/s); the stroke is found this late
 KICK_CONF = 0.9  # existence of a stroke on a moving ball: a significant speed-up no collision explains
+# A cue stroke is an impulse: the ball leaves at its launch speed and, past its sliding time (under two frames
+# at 60 fps below 300 mm/s: 2 u / (7 mu g), mu ~0.2), only slows. Follow spin can speed it up while it slides,
+# at most to (5 + 5 h / R) / 7 of its launch speed with the tip h = 0.7 R above the centre (the miscue limit):
+# 1.21. A run that gains more than that over the fit window, beyond the noise, was pushed (a hand, a sleeve).
+FOLLOW_GAIN = 1.21
+
+
+# Rolling resistance of a cloth slows a rolling ball by 50-150 mm/s^2: the mean speed of a run over a window
+# is below its launch speed by a/2 of the window, read at the middle of that range, its spread an error.
+_ROLL_DECEL_MM_S2 = 100.0
+_ROLL_DECEL_SPREAD_MM_S2 = 50.0
+
+
+@dataclass(frozen=True)
+class RunFit:
+    """A ball's run off its rest position: start time t_s and launch speed v (the line d(t) = v (t - t_s) along
+    the way it went, 0 before t_s, read back for rolling resistance), and how much the run sped up from the
+    first half of the window to the second (`gain`, negative: it slowed), with standard errors."""
+
+    t_s: float
+    v: float
+    sigma_v: float
+    gain: float
+    sigma_gain: float
+    span_s: float  # from t_s to the last sample fitted
+
+
+def _line_scan(t: np.ndarray, d: np.ndarray, ts: np.ndarray, noise_mm: float) -> tuple[int, float, float] | None:
+    """Least squares of d(t) = v max(0, t - t_s) for every t_s of `ts`: the best index, v and its error."""
+    tau = np.clip(t[None, :] - ts[:, None], 0.0, None)  # (M, N)
+    sxx = (tau * tau).sum(axis=1)
+    ok = sxx > 1e-12
+    if not ok.any():
+        return None
+    sxy = tau @ d
+    v = sxy / np.where(ok, sxx, 1.0)
+    sse = np.where(ok, float(d @ d) - v * sxy, np.inf)
+    k = int(np.argmin(sse))
+    sigma = max(noise_mm, float(np.sqrt(max(float(sse[k]), 0.0) / max(len(t) - 2, 1))))
+    return k, float(v[k]), sigma / float(np.sqrt(sxx[k]))
+
+
+def run_fit(t: np.ndarray, xy: np.ndarray, anchor: np.ndarray, t_lo: float, t_hi: float, noise_mm: float,
+            dt: float) -> RunFit | None:
+    """Fit a start's run to samples around it (the rest samples before it included), the start time scanned
+    at a quarter frame between `t_lo` and `t_hi`. None when the samples do not span the start and some run."""
+    if len(t) < 6:
+        return None
+    way = xy[-1] - anchor
+    if float(np.hypot(*way)) <= 0:
+        return None
+    u = way / float(np.hypot(*way))
+    d = (xy - anchor) @ u
+    scan = _line_scan(t, d, np.arange(t_lo, t_hi + dt / 8, dt / 4), noise_mm)
+    if scan is None:
+        return None
+    k, v, sigma_v = scan
+    t_s = t_lo + k * dt / 4
+    span = float(t[-1] - t_s)
+    lag = 0.5 * span  # the line's mean speed is that of the middle of the run
+    v_launch = v + _ROLL_DECEL_MM_S2 * lag
+    sigma_launch = float(np.hypot(sigma_v, _ROLL_DECEL_SPREAD_MM_S2 * lag))
+    run = t > t_s
+    mid = t_s + 0.5 * span
+    first, second = run & (t <= mid), run & (t > mid)
+    f1 = fit_line(t[first], xy[first], noise_mm) if first.sum() >= 3 else None
+    f2 = fit_line(t[second], xy[second], noise_mm) if second.sum() >= 3 else None
+    gain, sigma_gain = 0.0, np.inf
+    if f1 is not None and f2 is not None:
+        gain = float(np.dot(f2.v - f1.v, u))
+        sigma_gain = float(np.hypot(f1.sigma_v, f2.sigma_v))
+    return RunFit(t_s, v_launch, sigma_launch, gain, sigma_gain, span)
+
+
+def crept(hist: History, o: Onset, s: EventSettings, fps: float, look: int) -> bool:
+    """Did the ball roll off its rest position rather than its centre jump? Along the way it went, the samples
+    from a rest window before its first frame off to `look` frames after it are fitted by a ramp (rest, then
+    a constant speed from some time on) and by a step (rest, then still at an offset from some frame on): a
+    slow ball creeps past `onset_mm` over many frames and may look still for a few frames after (the ramp
+    fits better); a centre that moved without rolling (a hand over the ball, a ball dropping into a pocket,
+    an identity swap) steps there in one frame (the step fits better)."""
+    n_rest = frames(s.rest_window_s, fps, 3)
+    t, xy = hist.track(o.ball, o.n_first - n_rest, min(hist.newest, o.n_first + look))
+    if len(t) < 6 or float(np.max(np.diff(t))) > s.start_seen_s + 1e-9:
+        return False
+    way = xy[-1] - o.anchor
+    if float(np.hypot(*way)) <= 0:
+        return False
+    d = (xy - o.anchor) @ (way / float(np.hypot(*way)))
+    ramp = _line_scan(t, d, t[:-1], s.noise_rest_mm)  # the ramp's start on a sample (its sse below)
+    if ramp is None:
+        return False
+    k, v, _ = ramp
+    tau = np.clip(t - t[k], 0.0, None)
+    sse_ramp = float(np.sum((d - v * tau) ** 2))
+    sse_step = min(float(np.sum(d[:j] ** 2) + np.sum((d[j:] - d[j:].mean()) ** 2)) for j in range(1, len(t)))
+    return sse_ramp < sse_step
 
 
 class StrokeLogic:
