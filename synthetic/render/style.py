@@ -46,6 +46,17 @@ STYLES: dict[str, RenderStyle] = {
     "red-cloth": RenderStyle(cloth_bgr=(40, 36, 150)),
     "dim": RenderStyle(ambient=0.18, vignetting=0.45, noise_sigma=4.0),
     "clean": RenderStyle(shutter=0.0, noise_sigma=0.0),
+    # Tungsten lamps (~3000 K): every surface reads redder and less blue; the ivory turns cream and
+    # the yellow coloured ball sits closer to it in hue.
+    "warm": RenderStyle(
+        cloth_bgr=(20, 118, 52), rail_bgr=(16, 40, 110), floor_bgr=(18, 34, 62),
+        ivory_bgr=(150, 212, 250), coloured_bgr=(8, 168, 246),
+    ),
+    # A dark room filmed with a long exposure: a full-frame shutter (twice the default blur), less ambient
+    # light, more sensor noise and a greyer, darker ivory (older balls).
+    "slow-shutter": RenderStyle(
+        shutter=1.0, ambient=0.2, noise_sigma=3.0, ivory_bgr=(170, 196, 210),
+    ),
 }
 
 
