@@ -93,11 +93,12 @@ def mirror(table: Table, p: np.ndarray) -> np.ndarray:
 
 
 def class_cost(
-    active: list[Track], xy_mm: np.ndarray, cls: np.ndarray, foreign: np.ndarray, dt: float, table: Table,
-    cfg: TrackerConfig,
+    active: list[Track], xy_mm: np.ndarray, cls: np.ndarray, foreign: np.ndarray, smeared: np.ndarray | None,
+    table: Table, cfg: TrackerConfig,
 ) -> np.ndarray:
     """Extra cost of each track taking each detection: the other class (coloured vs ivory), a colour no ball
-    of the set has (`ColourModel.foreign`), or, for a track not moving, a place where no ball can rest."""
+    of the set has (`ColourModel.foreign`; `smeared`: per track, may its ball read so this frame, see
+    `TrackSet._may_smear`), or, for a track not moving, a place where no ball can rest."""
     pen = cfg.class_penalty
     is_col = np.array([c == BallClass.COLOURED for c in cls], dtype=bool)
     is_iv = np.array([c == BallClass.IVORY for c in cls], dtype=bool)
@@ -107,14 +108,18 @@ def class_cost(
     off = cannot_rest_mask(table, xy_mm) * INVALID
     # a ball reads its own colour unless its disc is smeared over the cloth: a reading of no ball's colour is
     # the hand, the sleeve or the cue over it, never the ball itself. Only a ball blurred by more than half its
-    # radius within a frame (the longest exposure is the frame time) reads there now and then
-    sharp = np.asarray(foreign, dtype=float) * INVALID
-    smeared = np.asarray(foreign, dtype=float) * pen
-    blur = 0.5 * table.ball_radius / dt  # mm/s: half a radius within one frame
+    # radius within a frame reads there now and then: it may take such a reading at the class penalty
+    fgn = np.asarray(foreign, dtype=bool)
+    sharp = fgn * INVALID
     for i, tr in enumerate(active):
         out[i] = pen * (is_iv if tr.ball == COLOURED_ID else is_col)
-        if tr.state != BallState.MOVING:
-            out[i] += off + sharp
+        if smeared is not None and smeared[i]:
+            # smeared means it moved half a radius within the frame: a foreign reading nearer its last place
+            # than that is not this ball
+            near = np.hypot(*(xy_mm - tr.prev_xy).T) < 0.5 * table.ball_radius
+            out[i] += np.where(fgn & near, INVALID, fgn * pen)
         else:
-            out[i] += smeared if float(np.hypot(*tr.prev_v)) > blur else sharp
+            out[i] += sharp
+        if tr.state != BallState.MOVING:
+            out[i] += off
     return out

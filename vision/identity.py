@@ -153,24 +153,21 @@ class ColourModel:
         return out
 
     def foreign(self, dets: Detections) -> np.ndarray:
-        """Per detection: no ball of this set (farther than `foreign_sigma` deviations from every learnt
-        class; the coloured ball, while not learnt, by the detector's fixed rule). All False while the ivory
-        balls are not learnt."""
+        """Per detection: no ball of this set (farther than `foreign_sigma` deviations from both classes). All
+        False until both classes are learnt: a coloured ball of a set the fixed hue rule does not know would
+        read foreign against the ivory balls alone."""
         n = len(dets)
         out = np.zeros(n, dtype=bool)
         col = dets.data.get("colour")
-        if n == 0 or col is None or len(col) != n or self.n[False] < self.min_samples:
+        if n == 0 or col is None or len(col) != n or min(self.n.values()) < self.min_samples:
             return out
         c = np.asarray(col, dtype=float)[:, 1:3]
         out[:] = True
         for coloured in (False, True):
             m = self.mean[coloured]
-            if m is None or self.n[coloured] < self.min_samples:
-                continue
+            assert m is not None  # learnt
             d = c - m
             r2 = np.einsum("ni,ij,nj->n", d, self._inv(coloured), d)
             out &= ~(r2 <= self.foreign_sigma**2)  # a NaN colour is never foreign
-        if self.n[True] < self.min_samples:
-            out &= np.asarray([k != BallClass.COLOURED for k in dets.cls], dtype=bool)
         out &= np.all(np.isfinite(c), axis=1)
         return out

@@ -192,7 +192,8 @@ class TrackSet:
         cls = self.colours.classes(dets)  # once a frame: the assignment and the revivals read it
         self._cls = cls
         foreign = self._foreign(dets, active)  # no ball of this set: a hand, a sleeve, a cue tip
-        extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], dt, self.table, self.config)
+        smeared = self._may_smear(active, dets, foreign, dt, occluded) if foreign[free].any() else None
+        extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], smeared, self.table, self.config)
         cost, which = cost_matrix(hyps, dets.xy_mm[free], extra)
         pairs = solve(cost, self.config.miss_cost)
         amb = ambiguity(cost, pairs)
@@ -224,6 +225,23 @@ class TrackSet:
             on_ball = d.min(axis=1) < 0.5 * self.R
             if 2 * int((out & on_ball).sum()) > int(on_ball.sum()):
                 out[:] = False
+        return out
+
+    def _may_smear(self, active: list[Track], dets: Detections, foreign: np.ndarray, dt: float,
+                   occluded: Occluded | None) -> np.ndarray:
+        """Per track: may its ball be seen smeared over the cloth this frame (so that its colour reads foreign)?
+        A ball moving more than half a radius a frame (the longest exposure is the frame time), or a ball at rest
+        in clear view that is no longer seen in place (just struck); never a ball held hidden or covered, nor one
+        still seen in place: those read their own colour, and a foreign reading near them is the hand."""
+        blur = 0.5 * self.R / dt  # mm/s
+        ok = dets.xy_mm[~foreign]
+        out = np.zeros(len(active), dtype=bool)
+        for i, tr in enumerate(active):
+            if tr.state == BallState.MOVING:
+                out[i] = float(np.hypot(*tr.prev_v)) > blur
+            elif tr.state == BallState.STATIONARY:
+                in_place = bool(len(ok)) and float(np.min(np.hypot(*(ok - tr.xy).T))) < 0.5 * self.R
+                out[i] = not in_place and not (occluded is not None and occluded(tr.xy))
         return out
 
     def _repeated(self, active: list[Track], dets: Detections) -> tuple[set[str], set[int]]:

@@ -38,22 +38,24 @@ def test_the_colour_model_learns_the_spread_of_the_balls_and_reads_a_hand_as_for
     assert m.classes(d)[2] == BallClass.IVORY  # the two-class reading alone takes the hand for an ivory ball
 
 
-def test_a_foreign_colour_is_not_foreign_until_the_balls_are_learnt() -> None:
+def test_a_foreign_colour_is_not_foreign_until_both_classes_are_learnt() -> None:
     m = ColourModel()
-    for _ in range(10):
+    for _ in range(300):  # the ivory balls alone: a coloured ball of another set would read foreign
         m.learn(False, np.asarray(IVORY))
-    assert not m.foreign(_col([(0.0, 0.0), (1.0, 1.0), (2.0, 2.0)], [IVORY, SKIN, IVORY], seed=4)).any()
+    assert not m.foreign(_col([(0.0, 0.0), (1.0, 1.0), (2.0, 2.0)], [IVORY, SKIN, YELLOW], seed=4)).any()
 
 
 def test_when_the_light_changes_the_balls_at_rest_are_kept_and_the_model_follows() -> None:
-    start = {"1": (100.0, 100.0), "2": (-500.0, 0.0), "3": (400.0, -300.0)}
-    ts = TrackSet(TABLE, ("1", "2", "3"), start)
-    f = _learn(ts, list(start.values()), [IVORY] * 3, 40)
-    warm = (150.0, 141.0, 112.0)  # a lamp switched on: every ball reads 8 levels redder
-    for g in range(f, f + 30):
-        st = ts.step(_col(list(start.values()), [warm] * 3, g), g / FPS, lambda _p: False)
-        assert all(st.state_of(b) == BallState.STATIONARY for b in start)
-    assert not ts.colours.foreign(_col([start["1"]], [warm], 0)).any()
+    start = {"1": (100.0, 100.0), "2": (-500.0, 0.0), "3": (400.0, -300.0), "C": (800.0, 300.0)}
+    ts = TrackSet(TABLE, ("1", "2", "3", "C"), start)
+    f = _learn(ts, list(start.values()), [IVORY] * 3 + [YELLOW], 110)
+    warm, warm_c = (150.0, 141.0, 112.0), (130.0, 160.0, 66.0)  # a lamp switched on: 8 levels redder
+    assert ts.colours.foreign(_col([start["1"]], [warm], 0)).all()
+    for g in range(f, f + 30):  # a ball may be missed for a frame while the model catches up, never lost
+        st = ts.step(_col(list(start.values()), [warm] * 3 + [warm_c], g), g / FPS, lambda _p: False)
+        assert all(st.state_of(b) in (BallState.STATIONARY, BallState.HIDDEN) for b in start)
+    assert all(st.state_of(b) == BallState.STATIONARY for b in start)
+    assert not ts.colours.foreign(_col([start["1"], start["C"]], [warm, warm_c], 0)).any()
 
 
 def _learn(ts: TrackSet, pts: list[tuple[float, float]], cols: list[tuple[float, float, float]], n: int) -> int:
@@ -66,8 +68,8 @@ def test_a_ball_hidden_at_rest_does_not_take_a_hand_nor_is_a_potted_ball_revived
     start = {"1": (100.0, 100.0), "2": (-500.0, 0.0), "3": (400.0, -300.0), "C": (800.0, 300.0)}
     ts = TrackSet(TABLE, ("1", "2", "3", "4", "C"), start)
     pts, cols = list(start.values()), [IVORY, IVORY, IVORY, YELLOW]
-    f = _learn(ts, pts, cols, 40)
-    assert ts.colours.n[False] >= ts.colours.min_samples
+    f = _learn(ts, pts, cols, 110)
+    assert min(ts.colours.n.values()) >= ts.colours.min_samples
     # an arm covers ball 1; its skin-coloured hand rests on the bed 150 mm away for two seconds
     hand = (250.0, 100.0)
     for g in range(f, f + int(2 * FPS)):
@@ -116,3 +118,17 @@ def test_under_a_warm_light_the_coloured_ball_is_the_odd_one_out_of_the_rack() -
     got = from_rack(TABLE, d, ("1", "2", "3", "4", "5", "C"), order=("1", "2", "3", "4", "5"))
     assert got["C"][0] == 5
     assert {got[b][0] for b in ("1", "2", "3", "4", "5")} == {0, 1, 2, 3, 4}
+
+
+def test_a_struck_ball_is_followed_even_when_its_first_frame_is_smeared() -> None:
+    start = {"1": (100.0, 100.0), "2": (-500.0, 0.0), "C": (800.0, 300.0)}
+    ts = TrackSet(TABLE, ("1", "2", "C"), start)
+    f = _learn(ts, list(start.values()), [IVORY, IVORY, YELLOW], 110)
+    assert ts.tracks["C"].state == BallState.STATIONARY
+    # struck at 2.4 m/s: 80 mm in a frame, the disc smeared with the cloth (a chroma no resting ball shows)
+    smeared = (149.0, 135.0, 95.0)
+    st = ts.step(_col([start["1"], start["2"], (880.0, 300.0)], [IVORY, IVORY, smeared], f), f / FPS,
+                 lambda _p: False)
+    assert ts.colours.foreign(_col([(880.0, 300.0)], [smeared], 0)).all()
+    assert st.state_of("C") == BallState.MOVING
+    assert np.hypot(*(st.xy_mm[st.index("C")] - (880.0, 300.0))) < 3
