@@ -36,6 +36,16 @@ class PushCheck:
     text: str
 
 
+@dataclass(frozen=True)
+class Restored:
+    """A `pot` that is no pot of the shot: the ball goes back where it stood (1.22.5 jump-back, 1.23.1 fall)."""
+
+    ball: str
+    clause: str
+    event: Event
+    after_end: bool  # fell after every ball had stopped (1.23.1), not while the shot ran
+
+
 @dataclass
 class ShotFacts:
     struck: str
@@ -46,7 +56,7 @@ class ShotFacts:
     chain: ChainResult
     frozen: dict[str, list[FrozenInfo]]
     potted: list[Pot] = field(default_factory=list)
-    restored: list[tuple[str, str]] = field(default_factory=list)  # (ball, clause): hanging balls, jump-backs
+    restored: list[Restored] = field(default_factory=list)  # hanging balls that fell, jump-backs
     jumped: list[Event] = field(default_factory=list)
     disturbed: list[Event] = field(default_factory=list)  # during the stroke (1.17)
     disturbed_before: list[Event] = field(default_factory=list)  # while the stroke was prepared
@@ -236,7 +246,7 @@ def _pots_and_jumps(facts: ShotFacts, events: Sequence[Event], post: Sequence[Ev
         if e.type is EventType.POT:
             clause = _not_a_pot(e, after_end, moved, facts.start_positions, end, table)
             if clause is not None:
-                facts.restored.append((b, clause))
+                facts.restored.append(Restored(b, clause, e, after_end))
                 continue
             if b not in moved:
                 # Not hanging, so something moved it: a contact vision could not separate (a cluster, the

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.analysis import ShotFacts
+from rules.analysis import Restored, ShotFacts
+from rules.chain import name
 from rules.fouls import Foul, FoulReport
 from rules.games import Outcome, RuleSet
 from rules.settings import RulesSettings
@@ -41,9 +42,38 @@ def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], 
                        "gap_mm": None if fi.gap_mm != fi.gap_mm else round(fi.gap_mm, 3)})
     if facts.push is not None and facts.push.review:
         reasons.append(facts.push.text)
+    for r in _restored_once(facts):
+        if r.clause == "1.23.1" and not r.after_end:
+            # Whether the fall changed the shot (1.23.2: replay) is a judgement the events cannot make.
+            reasons.append(f"{name(r.ball)} fell into the {_pocket(r)} pocket by itself during the shot: if that "
+                           "changed the shot, every ball is restored and the shot replayed (1.23.2)")
+            events.append(event_ref(r.event))
     _ = fouls
     reasons = list(dict.fromkeys(reasons))
     return Review(bool(reasons), tuple(reasons), tuple(events))
+
+
+def _restored_once(facts: ShotFacts) -> list[Restored]:
+    """Each restored ball once (a ball may rattle in a pocket's events more than once)."""
+    out: dict[str, Restored] = {}
+    for r in facts.restored:
+        out.setdefault(r.ball, r)
+    return list(out.values())
+
+
+def _pocket(r: Restored) -> str:
+    return (r.event.pocket or "a").replace("_", " ")
+
+
+def restored_text(r: Restored) -> str:
+    """The sentence for a `pot` that is no pot of the shot."""
+    if r.clause == "1.22.5":
+        text = f"{name(r.ball)} jumped back out of the {_pocket(r)} pocket onto the bed: not potted, no foul (1.22.5)."
+    else:
+        when = "after the shot" if r.after_end else "during the shot, untouched"
+        text = (f"{name(r.ball)} fell into the {_pocket(r)} pocket by itself {when}: put back where it stood, "
+                "no foul (1.23.1).")
+    return text[0].upper() + text[1:]
 
 
 def _cited(f: Foul) -> str:
@@ -84,6 +114,7 @@ def explanation(st: MatchState, rs: RuleSet, facts: ShotFacts, rep: FoulReport, 
                      + "; the striker's shot is judged on its own.")
     for n in notes:
         parts.append(n[0].upper() + n[1:] + ("" if n.endswith(".") else "."))
+    parts.extend(restored_text(r) for r in _restored_once(facts))
     if out.counted:
         parts.append("Counted: " + ", ".join(f"{b} ({_pts(v)})" for b, v in out.counted) + ".")
     if spotted:

@@ -141,6 +141,7 @@ def test_jump_back_out_of_the_pocket_is_not_potted() -> None:
     v = one(play_rows("russian71", [*SAFE_2B, ("pot", "3", "rear_left")], before=NOM7,
                       end_positions={"3": (1000.0, 300.0), "7": (500.0, 0.0), "C": (0.0, 0.0)}))
     assert v.legal and v.potted == ()
+    assert "Ball 3 jumped back out of the rear left pocket onto the bed: not potted, no foul (1.22.5)." in v.explanation
 
 
 def test_ball_off_table_that_came_back_is_not_jumped() -> None:
@@ -164,6 +165,25 @@ def test_hanging_ball_falling_by_itself_is_restored() -> None:
     v = one(play_rows("russian71", [*SAFE_2B, ("pot", "11", "rear_right")], state={"balls": balls},
                       before=[{"type": "nominate", "ball": "11", "pocket": "rear_right"}]))
     assert v.legal and v.potted == () and v.score["A"] == 0
+    assert "Ball 11 fell into the rear right pocket by itself during the shot, untouched: put back where it stood, " \
+        "no foul (1.23.1)." in v.explanation
+    # Whether the fall changed the shot (1.23.2) is the referee's call: flagged with the pot as evidence.
+    assert v.review.flag and any("(1.23.2)" in r for r in v.review.reasons)
+    assert any(e.get("type") == "pot" and e.get("balls") == ["11"] for e in v.review.events)
+
+
+def test_hanging_ball_falling_after_the_shot_is_restored_and_said() -> None:
+    """1.23.1: a ball at rest on a lip, untouched by the shot, falls after every ball stopped: restored, said."""
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.add("nominate", ball="7", pocket="rear_left")
+    lb.shot([("contact", "C", "7"), ("cushion", "7", "left_rear"), ("cushion", "7", "rear")])
+    lb.events_after([("pot", "12", "middle_left")])
+    v = judge_rows(lb.rows)[-1]
+    assert v.legal and v.potted == ()
+    assert "Ball 12 fell into the middle left pocket by itself after the shot: put back where it stood, no foul " \
+        "(1.23.1)." in v.explanation
+    assert not any("(1.23.2)" in r for r in v.review.reasons)
 
 
 def test_ball_potted_with_no_reported_contact_is_potted_and_reviewed() -> None:
