@@ -110,18 +110,22 @@ def _brief(e: Any) -> str:
 
 
 def dump_diffs(case: Path, diffs: list[str], found: list[Any], margin_s: float = 0.5) -> None:
-    """For each disagreeing shot: the truth's events and the pipeline's, from the shot's start to the next truth
-    shot (with a margin), so the layer at fault can be read off."""
+    """For each disagreeing shot: the truth's events and the pipeline's, from the end of the truth's previous
+    shot (what happens between shots counts for this one, as in compare) to the next truth shot (with a
+    margin), so the layer at fault can be read off."""
     from rules.events import EventType
 
     _, truth, _, _, _ = _case_meta(case)
     starts = [e.t for e in truth if e.type is EventType.SHOT_START]
+    ends = [e.t for e in truth if e.type is EventType.SHOT_END]
     for d in diffs:
         m = re.match(r"shot (\d+) at ([0-9.]+) s", d)
         if not m:
             continue
         t0 = float(m.group(2))
-        later = [t for t in starts if t > t0 + 0.15]
+        before = [t for t in ends if t < t0 - 0.15]
+        t0 = min(t0, before[-1] + margin_s) if before else 0.0
+        later = [t for t in starts if t > float(m.group(2)) + 0.15]
         t1 = later[0] if later else float("inf")
         print(f"  --- {case.name} shot {m.group(1)} [{t0 - margin_s:.2f}, {t1 + margin_s:.2f}) s")
         for label, evs in (("truth", truth), ("found", found)):
