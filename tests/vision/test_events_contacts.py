@@ -8,7 +8,7 @@ import functools
 import numpy as np
 import pytest
 
-from bench.events_bench import match
+from bench.events_bench import match, merge_repeats
 from bench.events_sim import Sim, SimResult
 from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
@@ -179,3 +179,15 @@ def test_fast_hit_on_the_apex_of_a_pack_is_the_first_contact(seed: int) -> None:
     found = [e for e in _contacts(detect_events(TABLE, 60.0, states)) if e.confidence >= 0.5]
     assert found and set(found[0].balls or ()) == {"C", "4"}, found
     assert abs(found[0].t - truth[0].t) * 60 <= 2
+
+
+def test_bench_merges_a_pairs_repeats_within_one_frame_period() -> None:
+    """The bench's observable-contact figure: a pair's truth contacts less than 1/fps after its previous one
+    are that one contact (chained); other pairs, and a repeat a frame period or more later, stay."""
+    def contact(t: float, a: str, b: str) -> Event:
+        return Event(EventType.BALL_CONTACT, t, 0, balls=(a, b))
+
+    truth = [contact(1.0, "1", "2"), contact(1.005, "2", "1"), contact(1.012, "1", "2"), contact(1.004, "2", "3"),
+             contact(1.05, "1", "2")]
+    kept = merge_repeats(truth, 60.0)
+    assert [(e.t, set(e.balls or ())) for e in kept] == [(1.0, {"1", "2"}), (1.004, {"2", "3"}), (1.05, {"1", "2"})]
