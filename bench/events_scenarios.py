@@ -59,6 +59,12 @@ def scenario(kind: str, seed: int, table: Table, fps: float) -> tuple[str, SimRe
         ang = np.radians(rng.uniform(-35, 35)) if pk.name.startswith("middle") else np.radians(rng.uniform(-4, 4))
         rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
         path = rot @ out
+        # Through a point across the mouth, not its exact centre: a middle pocket's mouth centre lies on the
+        # centre line, so aiming at it made every middle pot cross that line at the mouth line itself (a tie
+        # to 0.03 mm, settled by the sim's substep order). A separate stream keeps every other draw as it was.
+        side = np.array([-out[1], out[0]])
+        room = max(0.0, pk.mouth_mm / 2 - (r + 2.0) / np.cos(ang))  # 2 mm clear of each jaw
+        mouth = mouth + side * np.random.default_rng([seed, 0x0FF5E7]).uniform(-room, room)
         obj = mouth - path * rng.uniform(150, 700)
         ghost = obj - path * 2 * r
         cut_dir = rot @ np.array([[0.0, -1.0], [1.0, 0.0]]) @ path * rng.uniform(-0.5, 0.5)
