@@ -214,8 +214,9 @@ class TrackSet:
         return self.publish(t)
 
     def _foreign(self, dets: Detections, active: list[Track]) -> np.ndarray:
-        """`ColourModel.foreign`, unless most detections lying on balls at rest read foreign too: then the light
-        changed and the model, not the balls, is out of date (it catches up through the balls it is given)."""
+        """`ColourModel.foreign`, unless most detections lying on balls at rest read foreign too (three at least:
+        one track may sit on a hand): then the light changed and the model, not the balls, is out of date (it
+        catches up through the balls it is given)."""
         out = self.colours.foreign(dets)
         if not out.any():
             return out
@@ -223,7 +224,7 @@ class TrackSet:
         if len(rest):
             d = np.hypot(dets.xy_mm[:, None, 0] - rest[None, :, 0], dets.xy_mm[:, None, 1] - rest[None, :, 1])
             on_ball = d.min(axis=1) < 0.5 * self.R
-            if 2 * int((out & on_ball).sum()) > int(on_ball.sum()):
+            if int(on_ball.sum()) >= 3 and 2 * int((out & on_ball).sum()) > int(on_ball.sum()):
                 out[:] = False
         return out
 
