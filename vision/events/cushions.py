@@ -278,19 +278,27 @@ def _pinned_touch(
     well as free lines (the centre did reach the nose), the normal velocity reverses by kink_z standard
     errors and at least kink_min_mm_s, and the ball leaves no faster along the normal than it came (a
     cushion gives back less than it took; a ball hit near the cushion is no bounce)."""
-    v_in_free = float(np.dot(pc.pre.v, n))
-    if v_in_free > -2.0 * pc.pre.sigma_v:
+    noise = noise_model(s)
+    # the incoming line over the longer look-back whatever the ball's speed, as long as it stays straight: a
+    # ball running fast along the cushion comes in slowly along the normal, and it is the normal speed that
+    # must be known (a rolling ball runs straight; a hit inside the piece shows as residuals)
+    pre = pc.pre
+    lo = j - _SLOW_REACH * (j - n_lo)
+    t_long, xy_long = hist.track(ball, lo, j)
+    long = fit_line(t_long, xy_long, noise)
+    if long is not None and long.n > pre.n and long.rms_mm <= 1.5 * noise(long.speed):
+        pre = long
+    else:
+        lo = j - _SLOW_REACH * (j - n_lo) if pre.n > len(hist.track(ball, n_lo, j)[0]) else n_lo
+    if float(np.dot(pre.v, n)) > -2.0 * pre.sigma_v:
         return None  # not seen to head into the nose
-    n_short = len(hist.track(ball, n_lo, j)[0])
-    lo = j - _SLOW_REACH * (j - n_lo) if pc.pre.n > n_short else n_lo
     t, xy = hist.track(ball, lo, n_hi)
     if len(t) < 5:
         return None
     u = (xy - nose) @ n - radius
-    noise = noise_model(s)
-    sigma = np.where(t <= hist.time(j), noise(pc.pre.speed), noise(pc.post.speed))
+    sigma = np.where(t <= hist.time(j), noise(pre.speed), noise(pc.post.speed))
     dt = 1.0 / fps
-    b = pinned_bounce(t, u, sigma, hist.time(j) - 2.0 * dt, hist.time(j) + 2.0 * dt)
+    b = pinned_bounce(t, u, sigma, hist.time(j) - 6.0 * dt, hist.time(j) + 2.5 * dt)
     if b is None or not (b.v_in < 0.0 < b.v_out) or b.chi2 - b.chi2_free > _GOF_CHI2:
         return None
     dv = b.v_out - b.v_in
