@@ -148,3 +148,23 @@ def test_a_soft_stroke_is_a_stroke_with_its_launch_speed(fps: float) -> None:
     assert [e.type for e in events] == [EventType.SHOT_START]
     assert 180.0 <= events[0].extra["speed_mm_s"] <= 320.0
     assert not events[0].extra.get("review")
+
+
+@pytest.mark.parametrize(("moved", "want"), [((9.0, 6.0), True), ((1.5, 0.5), False), ((400.0, -300.0), False)])
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_ball_covered_and_found_at_rest_a_little_away_was_moved(fps: float, moved: tuple[float, float],
+                                                                 want: bool) -> None:
+    # a hand over the ball for 0.3 s; the ball is then seen at rest `moved` mm from where it lay: a few mm
+    # to a hand's reach is a disturbance (1.17, for review); back on its spot, or far off, it is not
+    n, hid = int(1.2 * fps), int(0.3 * fps)
+    after = np.tile(REST + np.array(moved), (n, 1))
+    state = np.full(n, BallState.STATIONARY)
+    state[:hid] = BallState.HIDDEN
+    events = _still_then(fps, after, state)
+    if want:
+        assert [e.type for e in events] == [EventType.BALL_DISTURBED]
+        assert events[0].extra["unseen"] is True and events[0].extra["review"] is True
+        assert 0.5 <= events[0].confidence < 0.9
+        assert events[0].extra["moved_mm"] == pytest.approx(float(np.hypot(*moved)), abs=2.0)
+    else:
+        assert events == []

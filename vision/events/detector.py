@@ -30,6 +30,10 @@ from vision.events.strokes import StrokeLogic
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
+# A ball moved while covered by a hand or a sleeve stays within the palm's reach of where it rested (~10 cm);
+# a centre come to rest farther off after a jump is another ball's, or a track re-found elsewhere.
+_HAND_REACH_MM = 100.0
+_MOVED_CONF = 0.6  # a ball found at rest elsewhere with no rolling seen: reported, and flagged for review
 
 __all__ = ["EventDetector", "ShotPhase"]
 
@@ -75,6 +79,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.kicked: dict[int, float] = {}  # per ball: time it was last struck while moving
         self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
         self._jump_memo: dict[tuple[int, int], bool] = {}  # decided jump verdicts of pending onsets
+        self.last_stops: dict[int, Stop] = {}  # per ball: its last stop (a jump may be judged after it)
         self.stop_rec: dict[int, tuple[float, float]] = {}  # per ball: (stop time, start of the fitted approach)
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
         self.shot_anchors: dict[int, np.ndarray] = {}
@@ -260,10 +265,35 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         # that onset is judged) tells no way and keeps the one before
         if self.phase is ShotPhase.RUNNING and float(np.hypot(*way)) > self.s.rest_radius_mm:
             self.stop_dir[st.ball] = (t_stop, way)
+        self.last_stops[st.ball] = st
+        self._moved_unseen(st)
         self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
         self.pots.on_rest(st.ball, st.anchor)
         if self.phase is ShotPhase.RUNNING:
             self.last_stop = max(self.last_stop, t_stop)
+
+    def _moved_unseen(self, st: Stop) -> None:
+        """A ball whose start was a jump of its tracked centre (no rolling seen: covered by a hand as it moved)
+        and that comes to rest again between shots more than `onset_mm` from where it rested, within a hand's
+        reach, with no other ball now at its old place (an identity swap), was moved: `ball_disturbed`, for
+        review. A centre that came back to its old place (an occluder shifted it) moved nothing."""
+        b = st.ball
+        if self.jumps.get(b) != st.since or self.phase is not ShotPhase.IDLE or st.since < self.shot_t0 < np.inf:
+            return
+        old = self.motion.anchor_at(b, st.since - 1.0 / self.fps)
+        if old is None:
+            return
+        moved = float(np.hypot(*(st.anchor - old)))
+        if not self.s.onset_mm < moved <= _HAND_REACH_MM:
+            return
+        for x in range(len(self.ids)):
+            a = self.motion.anchor(x)
+            if x != b and a is not None and float(np.hypot(*(a - old))) <= 2 * self.R:
+                return  # another ball rests where this one was: an identity swap, not a move
+        speed = moved / max(st.t - st.since, 1.0 / self.fps)  # its mean speed from rest to rest
+        info = {"speed_mm_s": round(speed, 1), "during_shot": False, "moved_mm": round(moved, 1), "unseen": True,
+                "review": True, "why": f"found at rest {moved:.0f} mm from its rest position, no rolling seen"}
+        self._emit(Event(EventType.BALL_DISTURBED, st.since, 0, _MOVED_CONF, ball=self.ids[b], extra=info))
 
     def _note_emitted(self, ev: Event) -> None:
         if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:

@@ -18,7 +18,7 @@ from vision.events.contacts import Contact, verify_contact
 from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.lines import LineWatcher
-from vision.events.motion import Motion, MotionTracker, Onset, track_jump
+from vision.events.motion import Motion, MotionTracker, Onset, Stop, track_jump
 from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_model
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import FOLLOW_GAIN, KICK_POST_S, RunFit, crept, run_fit
@@ -99,11 +99,14 @@ class StartLogic:
     shot_anchors: dict[int, np.ndarray]
     kinks: dict[int, list[float]]
     analysed: int
+    last_stops: dict[int, Stop]
     W: int
 
     if TYPE_CHECKING:  # provided by the other mixins (before this one in no MRO: declared for the checker)
 
         def _kicks(self, m: int) -> None: ...
+
+        def _moved_unseen(self, st: Stop) -> None: ...
 
         def _contact(self, c: Contact) -> bool: ...
 
@@ -131,6 +134,9 @@ class StartLogic:
                 self.jumps[o.ball] = o.t
                 if self.started[o.ball] == o.t:
                     self.started[o.ball] = -np.inf
+                stop = self.last_stops.get(o.ball)
+                if stop is not None and stop.since == o.t:
+                    self._moved_unseen(stop)  # at rest again before the jump was judged
             elif final or len(self.hist.track(o.ball, o.n_first, self.hist.newest)[0]) >= 2:
                 self.started[o.ball] = o.t  # moving on: a start from rest (a cause for touching balls)
         self.onsets = [(o, due) for o, due in self.onsets if self.jumps.get(o.ball) != o.t]
