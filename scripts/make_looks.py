@@ -1,7 +1,8 @@
 """Render a few short single-shot scenarios under every non-default render style: a verdict set for looks.
 
     python scripts/make_looks.py [--seed 5] [--out out/looks] [--styles blue dim ...] [--cases break ...]
-    python -m bench.verdicts_bench --cases out/looks/<style>
+    python -m bench.verdicts_bench --cases out/looks/<style>   # one style at a time, each from its own folder:
+                                                              # the bench writes ./out/bench-verdicts/<case name>
 
 The held-out verdict sets use the default style only; footage in the field has other cloth, lamps, ball
 sets and exposure. One folder of cases per style (out/looks/<style>/<case>), 1280x720 at 60 fps like the
