@@ -204,7 +204,10 @@ class StartLogic:
 
     def _maybe_slow(self, o: Onset) -> bool:
         """May this start be below the stroke speed? Its speed from the samples that showed it is a coarse
-        reading (two samples: ~200 mm/s of error), so such a start is judged on its run (`_run`)."""
+        reading (two samples: ~200 mm/s of error), so such a start is judged on its run (`_run`); so is one not
+        seen leaving (its first samples' speed spans the time it was unseen: a hand moving a covered ball)."""
+        if not seen_leaving(self.hist, o, self.s.start_seen_s):
+            return True
         return o.speed - self.s.push_z * o.fit.sigma_v < self._stroke_floor()
 
     def _run(self, o: Onset, final: bool) -> tuple[bool, RunFit | None]:
