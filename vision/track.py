@@ -316,8 +316,9 @@ class TrackSet:
         shift that covering part of it gives the centre of what is left in view: it is still at rest where it
         was. The measurement neither moves it nor starts it (an arm passing over a ball is no stroke); a
         detection beyond that shift, or clear of the occluder, is news as usual."""
-        if occluded is None or not (tr.state == BallState.STATIONARY or (tr.state == BallState.HIDDEN
-                                                                          and tr.hid_speed == 0.0)):
+        if occluded is None or self.config.covered_shift_r <= 0.0 or not (
+                tr.state == BallState.STATIONARY or (tr.state == BallState.HIDDEN
+                                                                     and tr.hid_speed == 0.0)):
             return False
         z = dets.xy_mm[k]
         rest = tr.rest_xy if tr.state == BallState.STATIONARY and np.isfinite(tr.rest_xy).all() else tr.xy

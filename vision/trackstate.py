@@ -19,6 +19,7 @@ from vision.types import BallState
 Occluded = Callable[[np.ndarray], bool]  # table mm -> is that point under an occluder
 
 _EYE4 = np.eye(4)
+COVERED_SHIFT_R = 4.0 / (3.0 * np.pi)  # centroid of a half disc, in radii (see TrackerConfig.covered_shift_r)
 
 
 @dataclass
@@ -53,9 +54,11 @@ class TrackerConfig:
     lift_s: float = 1.0
     # a ball at rest measured under or next to an occluder is still at rest while its centre reads within this
     # many radii of its rest point: the detector keeps a disc at least about half in view (min_fill 0.45), and
-    # the centroid of a half disc lies 4 / (3 pi) R from the full disc's centre. An arm over a ball shifts the
-    # centre of what is left in view, it does not move the ball
-    covered_shift_r: float = 4.0 / (3.0 * np.pi)
+    # the centroid of a half disc lies 4 / (3 pi) R from the full disc's centre (COVERED_SHIFT_R). OFF (0) for
+    # now: a hand that moves a ball it covers then shows as a ball found moving after it was unseen, which the
+    # event layer (at 21d8831) reads as a stroke, not a disturbance (samples foul_ball_touched_by_hand, heldout13
+    # frame_dynamic shot 8); the drift of the biased centre read as the disturbance before
+    covered_shift_r: float = 0.0
 
 
 @dataclass

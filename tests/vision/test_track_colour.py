@@ -80,8 +80,10 @@ def test_a_ball_hidden_at_rest_does_not_take_a_hand_nor_is_a_potted_ball_revived
 
 
 def test_an_arm_over_a_resting_ball_shifts_its_centre_but_does_not_move_it() -> None:
+    from vision.trackstate import COVERED_SHIFT_R, TrackerConfig
+
     start = {"1": (100.0, 100.0), "2": (-500.0, 0.0)}
-    ts = TrackSet(TABLE, ("1", "2"), start)
+    ts = TrackSet(TABLE, ("1", "2"), start, TrackerConfig(covered_shift_r=COVERED_SHIFT_R))  # off by default
     f = _learn(ts, list(start.values()), [IVORY, IVORY], 10)
     for g in range(f, f + 10):  # the arm over it pulls the measured centre 8 mm (a quarter of a radius)
         st = ts.step(_col([(108.0, 100.0), start["2"]], [IVORY, IVORY], g), g / FPS, lambda p: bool(p[0] > 0))
