@@ -237,13 +237,18 @@ class BallDetector:
         win = np.stack([np.maximum(bx[:, 0] * SMALL - pad, 0), np.maximum(bx[:, 1] * SMALL - pad, 0),
                         np.minimum((bx[:, 0] + bx[:, 2]) * SMALL + pad, W),
                         np.minimum((bx[:, 1] + bx[:, 3]) * SMALL + pad, H)], axis=1)
+        bx_full = np.stack([bx[:, 0] * SMALL, bx[:, 1] * SMALL, (bx[:, 0] + bx[:, 2]) * SMALL,
+                            (bx[:, 1] + bx[:, 3]) * SMALL], axis=1)
         moving_in: list[bool] = np.any(_in_windows(moving_px, win), axis=1).tolist()
         may_keep = np.zeros(len(bx), bool)
         if changed is not None and len(bx):
             ii = cv2.integral(changed)
             xa, ya, xb, yb = bx[:, 0], bx[:, 1], bx[:, 0] + bx[:, 2], bx[:, 1] + bx[:, 3]
             may_keep = ((ii[yb, xb] - ii[ya, xb] - ii[yb, xa] + ii[ya, xa]) == 0) & ~np.array(moving_in, bool)
-        last_in = _in_windows(self._last_px, win) if may_keep.any() else None
+        # a blob keeps the last centres inside its own box only: a neighbour's centre within the padding is that
+        # neighbour's, and kept here it would stay where a ball that left no longer is (a ball bouncing back
+        # near its old place beside an unchanged ball was held at rest by its own stale detection)
+        last_in = _in_windows(self._last_px, bx_full) if may_keep.any() else None
         for b, (x, y, w, h) in enumerate(blobs):
             x0, y0, x1, y1 = (int(q) for q in win[b])
             if may_keep[b]:
