@@ -167,6 +167,16 @@ def header_for(
     return [line] if line is not None and not any(d.get("type") == "state" for d in inputs) else []
 
 
+def refusal(event: dict[str, Any]) -> str | None:
+    """Why the engine would refuse this event line (as it reads a log), or None when it takes it."""
+    try:
+        inputs.check_fields(event)
+        inputs.parse_item(event)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def merge_log(inputs: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One time-ordered log from referee inputs and ball events. The match header goes first, then inputs
     without `t` (a state line) in their own order; the rest are merged by time, an input before an event

@@ -229,6 +229,10 @@ class _Run:
             self.hooks.on_header(list(self.header))
 
     def on_event(self, e: Event, image: Callable[[], np.ndarray]) -> None:
+        refused = judging.refusal(e.to_dict())
+        if refused is not None:  # one bad event from vision must not cost the match every later verdict
+            self.note(f"an event the rules engine refuses was left out of judging ({refused}): {e.to_json()}")
+            return
         while self.input_marks and self.input_marks[0][0] <= e.t:
             self.numbering.step(self.input_marks.pop(0)[1])
         role = self.numbering.step(mark_event(e))

@@ -343,3 +343,33 @@ def test_a_ball_disturbed_between_shots_opens_the_next_shots_strip(tmp_path: Pat
         rec.add_frame(lambda: frame, {}, t=7.5 + i / 60)
     rec.end()
     assert cv2.imread(str(rec.write_strip(2, n=6))).shape[1] == 240 * 6
+
+
+def test_an_event_the_engine_refuses_is_left_out_and_the_match_is_still_judged(make_clip, tmp_path: Path) -> None:
+    """One bad event from vision (a contact at a negative time) must not cost every later verdict."""
+    import numpy as np
+    from svc_fakes import ScriptedDetector
+
+    from calibration.table import Table
+    from rules.events import Event
+    from service.pipeline.run import Stages
+    from vision.types import BallStates
+
+    class BadTimeDetector(ScriptedDetector):
+        def update(self, states: BallStates) -> list[Event]:
+            if states.frame == 12:  # inside the first scripted shot
+                return [Event(EventType.BALL_CONTACT, -2.316, states.frame, confidence=0.19, balls=("C", "1"))]
+            return super().update(states)
+
+    def stages(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+        base = scripted_stages(cfg, table, image, fps)
+        return Stages(base.calibration, base.perception, BadTimeDetector())
+
+    out = tmp_path / "out"
+    analyze(AnalyzeConfig(make_clip("clip.mp4", 90), out, annotate=False), None, stages)
+    verdicts = (out / "verdicts.jsonl").read_text().splitlines()
+    assert len(verdicts) == 3, verdicts  # the real engine judged every shot
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["judge_error"] is None
+    assert any("left out of judging" in n and "-2.316" in n for n in summary["notes"]), summary["notes"]
+    assert all(e["t"] >= 0 for e in _events(out))
