@@ -177,6 +177,25 @@ def refusal(event: dict[str, Any]) -> str | None:
     return None
 
 
+def admit(event: dict[str, Any], floor_t: float) -> tuple[dict[str, Any] | None, str | None]:
+    """The event line as the engine will take it, and why it was changed or refused (None: taken as is).
+
+    A bad time (vision's own bug) is set to `floor_t`, the last time already in the stream, and the event is
+    demoted below the review confidence with the reason, so a verdict resting on it is flagged, not silent.
+    Anything else the engine refuses is left out (None) with the reason."""
+    why = refusal(event)
+    if why is None:
+        return event, None
+    fixed = {**event, "t": max(0.0, floor_t)}
+    if refusal(fixed) is not None:  # not (only) its time: nothing to repair
+        return None, why
+    return {**fixed, "confidence": min(float(event.get("confidence", 0.0)), REPAIRED_CONFIDENCE), "review": True,
+            "why": f"vision gave t={event.get('t')!r}; set to the last time in the stream"}, why
+
+
+REPAIRED_CONFIDENCE = 0.4  # below the engine's review confidence (0.6), so the verdict names the event
+
+
 def merge_log(inputs: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """One time-ordered log from referee inputs and ball events. The match header goes first, then inputs
     without `t` (a state line) in their own order; the rest are merged by time, an input before an event

@@ -229,10 +229,13 @@ class _Run:
             self.hooks.on_header(list(self.header))
 
     def on_event(self, e: Event, image: Callable[[], np.ndarray]) -> None:
-        refused = judging.refusal(e.to_dict())
-        if refused is not None:  # one bad event from vision must not cost the match every later verdict
-            self.note(f"an event the rules engine refuses was left out of judging ({refused}): {e.to_json()}")
-            return
+        line, why = judging.admit(e.to_dict(), self.events[-1].t if self.events else 0.0)
+        if why is not None:  # one bad event from vision must not cost the match every later verdict
+            self.note(f"an event the rules engine refuses was {'repaired' if line else 'left out'} ({why}): "
+                      f"{e.to_json()}")
+            if line is None:
+                return
+            e = Event.from_dict(line)
         while self.input_marks and self.input_marks[0][0] <= e.t:
             self.numbering.step(self.input_marks.pop(0)[1])
         role = self.numbering.step(mark_event(e))

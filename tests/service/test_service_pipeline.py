@@ -345,7 +345,7 @@ def test_a_ball_disturbed_between_shots_opens_the_next_shots_strip(tmp_path: Pat
     assert cv2.imread(str(rec.write_strip(2, n=6))).shape[1] == 240 * 6
 
 
-def test_an_event_the_engine_refuses_is_left_out_and_the_match_is_still_judged(make_clip, tmp_path: Path) -> None:
+def test_an_event_at_a_bad_time_is_repaired_flagged_and_the_match_still_judged(make_clip, tmp_path: Path) -> None:
     """One bad event from vision (a contact at a negative time) must not cost every later verdict."""
     import numpy as np
     from svc_fakes import ScriptedDetector
@@ -371,5 +371,24 @@ def test_an_event_the_engine_refuses_is_left_out_and_the_match_is_still_judged(m
     assert len(verdicts) == 3, verdicts  # the real engine judged every shot
     summary = json.loads((out / "summary.json").read_text())
     assert summary["judge_error"] is None
-    assert any("left out of judging" in n and "-2.316" in n for n in summary["notes"]), summary["notes"]
-    assert all(e["t"] >= 0 for e in _events(out))
+    assert any("repaired" in n and "-2.316" in n for n in summary["notes"]), summary["notes"]
+    events = _events(out)
+    assert all(e["t"] >= 0 for e in events)
+    assert [e["t"] for e in events] == sorted(e["t"] for e in events)  # put at the last time in the stream
+    fixed = [e for e in events if e.get("why", "").startswith("vision gave t=-2.316")]
+    assert len(fixed) == 1 and fixed[0]["review"] is True and fixed[0]["confidence"] <= 0.4
+    first = json.loads(verdicts[0])
+    assert first["review"] is True  # the shot it fell in is flagged, naming the repaired event
+    assert any(f"t={fixed[0]['t']:.3f}" in r for r in first["review_detail"]["reasons"]), first["review_detail"]
+
+
+def test_only_a_bad_time_is_repaired_anything_else_the_engine_refuses_is_left_out() -> None:
+    from service import judging
+
+    good = {"type": "cushion", "t": 1.0, "frame": 60, "confidence": 0.9, "ball": "5", "cushion": "rear"}
+    assert judging.admit(good, 0.5) == (good, None)
+    line, why = judging.admit({**good, "t": float("nan")}, 0.5)
+    assert line is not None and line["t"] == 0.5 and line["confidence"] == 0.4 and line["review"] is True
+    assert why is not None and "'t'" in why
+    line, why = judging.admit({**good, "t": -1.0, "confidence": 2.0}, 0.5)  # the time and more: not repaired
+    assert line is None and why is not None
