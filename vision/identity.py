@@ -45,8 +45,8 @@ def from_rack(
     # several read coloured: the light tints the ivory balls too (none read coloured may mean C is in hand)
     odd = odd_one_out(dets) if len(coloured) >= 2 else None
     if COLOURED_ID in ids and odd is not None:
-        out[COLOURED_ID] = (odd, 0.8)  # the fixed hue rule failed under this light: the set itself names it
-        used.add(odd)
+        out[COLOURED_ID] = odd  # the fixed hue rule failed under this light: the set itself names it
+        used.add(odd[0])
     elif COLOURED_ID in ids and coloured:
         best = max(coloured, key=lambda k: float(dets.confidence[k]))
         out[COLOURED_ID] = (best, 0.95 if len(coloured) == 1 else 0.5)
@@ -67,11 +67,14 @@ def from_rack(
     return out
 
 
-def odd_one_out(dets: Detections, min_sep: float = 10.0, min_conf: float = 0.6) -> int | None:
+def odd_one_out(dets: Detections, min_sep: float = 10.0, min_conf: float = 0.6) -> tuple[int, float] | None:
     """The coloured ball read off the set itself, for a light or a cloth under which the fixed hue rule finds
     several coloured balls: the confident detection whose chroma (Cr, Cb) lies farthest from the median chroma
     of all of them, when it is alone out there (at least `min_sep` grey levels away, twice as far as the next
-    one; the ivory balls share one colour whatever the light). None when no detection stands out."""
+    one; the ivory balls share one colour whatever the light). None when no detection stands out.
+
+    Returns (detection, identity confidence): 0.5 at either edge, rising to 0.9 at three times `min_sep` and
+    four times the next one's distance, so a hairline call makes its events doubtful and their verdicts flagged."""
     col = dets.data.get("colour")
     if col is None or len(col) != len(dets):
         return None
@@ -81,9 +84,11 @@ def odd_one_out(dets: Detections, min_sep: float = 10.0, min_conf: float = 0.6) 
     c = np.asarray(col, dtype=float)[ok, 1:3]
     d = np.hypot(*(c - np.median(c, axis=0)).T)
     order = np.argsort(-d)
-    if d[order[0]] < min_sep or d[order[0]] < 2.0 * d[order[1]]:
+    d0, d1 = float(d[order[0]]), float(d[order[1]])
+    if d0 < min_sep or d0 < 2.0 * d1:
         return None
-    return int(ok[order[0]])
+    margin = min((d0 / min_sep - 1.0) / 2.0, d0 / max(d1, 1e-9) / 2.0 - 1.0)
+    return int(ok[order[0]]), 0.5 + 0.4 * float(np.clip(margin, 0.0, 1.0))
 
 
 class ColourModel:

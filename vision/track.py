@@ -88,8 +88,8 @@ class TrackSet:
         col = [k for k in range(len(dets)) if k not in used and dets.cls[k] == BallClass.COLOURED]
         if len(col) >= 2:  # the light tints the ivory balls too: the set itself may name it (none: C in hand)
             odd = odd_one_out(dets)
-            if odd is not None and odd not in used:
-                return {COLOURED_ID: (odd, 0.8)}
+            if odd is not None and odd[0] not in used:
+                return {COLOURED_ID: odd}
         if not col:
             return {}
         best = max(col, key=lambda k: float(dets.confidence[k]))

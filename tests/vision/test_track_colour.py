@@ -118,8 +118,26 @@ def test_under_a_warm_light_the_coloured_ball_is_the_odd_one_out_of_the_rack() -
     d = _col(pts, [warm_ivory] * 5 + [warm_yellow], seed=5)
     d.cls = np.array([BallClass.COLOURED] * 6, dtype=object)
     got = from_rack(TABLE, d, ("1", "2", "3", "4", "5", "C"), order=("1", "2", "3", "4", "5"))
-    assert got["C"][0] == 5
+    assert got["C"][0] == 5 and got["C"][1] >= 0.85  # far out of the set: a sure call
     assert {got[b][0] for b in ("1", "2", "3", "4", "5")} == {0, 1, 2, 3, 4}
+
+
+def test_a_hairline_odd_one_out_is_named_with_a_doubtful_confidence() -> None:
+    """Just past the cut-offs the set names the coloured ball, but at 0.5-0.6: its events flag their verdicts."""
+    from vision.identity import odd_one_out
+
+    pts = [(-1000.0 + 300.0 * k, 0.0) for k in range(6)]
+    ivory = (170.0, 142.0, 96.0)
+    d = _col(pts, [ivory] * 5 + [ivory], seed=5)
+    col = np.asarray(d.data["colour"], dtype=float)
+    col[:, 1:3] = np.median(col[:, 1:3], axis=0)  # the ivory balls read one chroma
+    col[5, 1] += 10.5  # the odd one barely past min_sep = 10 grey levels
+    d.data["colour"] = col
+    got = odd_one_out(d)
+    assert got is not None and got[0] == 5 and 0.5 <= got[1] < 0.6
+    col[5, 1] += 30.0
+    far = odd_one_out(d)
+    assert far is not None and far[1] == 0.9
 
 
 def test_a_struck_ball_is_followed_even_when_its_first_frame_is_smeared() -> None:
