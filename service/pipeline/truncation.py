@@ -123,7 +123,10 @@ def cut_short(path: Path, container: Any, stream: Any, last_t: float, gap_before
     partial = partial_ts_packet(path, container.format.name)
     if partial:
         reasons.append(partial)
-    if gap_before_last_s > GAP_PERIODS * period:
+    # Frames missing before the last one are the B-frames a cut took (they follow it in the file) only in a
+    # stream that reorders frames; elsewhere they are a drop like any other (a camera, a phone's VFR).
+    reorders = int(getattr(stream.codec_context, "has_b_frames", 0) or 0) > 0
+    if gap_before_last_s > GAP_PERIODS * period and (reorders or reasons):
         reasons.append(f"{round(gap_before_last_s / period) - 1} frame(s) missing just before the last frame "
                        "(frames that came after it in the file are gone)")
     # A stream whose own duration is known was checked against it; decoding the tail again (up to a GOP of

@@ -118,3 +118,21 @@ def test_a_last_frame_held_longer_is_not_a_cut(videos: dict[str, Path], tmp_path
         assert float(s.duration * s.time_base) > (N + 4) / 30
     status = read_all(dst)
     assert status.frames_read == N and status.error is None, status
+
+
+def test_a_frame_dropped_just_before_the_end_of_a_whole_file_is_no_cut(tmp_path: Path) -> None:
+    """With no B-frames nothing can follow the last frame in the file: a gap before it is a camera's drop."""
+    path = tmp_path / "drop-at-end.ts"
+    base = np.random.default_rng(3).integers(0, 255, (180, 320, 3), dtype=np.uint8)
+    with av.open(str(path), "w") as c:
+        s = c.add_stream("libx264", rate=30, options={"bf": "0"})
+        s.width, s.height, s.pix_fmt = 320, 180, "yuv420p"
+        for i in [*range(N - 3), N - 1]:  # frames N-3 and N-2 never came from the camera
+            f = av.VideoFrame.from_ndarray(np.roll(base, 4 * i, axis=1), format="bgr24")
+            f.pts = i
+            for p in s.encode(f):
+                c.mux(p)
+        for p in s.encode(None):
+            c.mux(p)
+    status = read_all(path)
+    assert status.frames_read == N - 2 and status.error is None, status
