@@ -229,9 +229,9 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
         return None
     anchor = px.pre.p0
     t_c = px.post.t0 + float(np.dot(anchor - px.post.p0, v)) / (speed * speed)
-    if not hist.time(j) - 2.0 / fps <= t_c <= hist.time(j) + 1.0 / fps:
-        # The straight run traced back to the rest point lands away from the split: the ball did not leave
-        # at one speed (a push that built up, a slow start in noise), so the run cannot date the contact.
+    if not hist.time(n_lo) - 1.0 / fps <= t_c <= hist.time(n_hi):
+        # The straight run traced back to the rest point lands outside the samples it was fitted in: the ball
+        # did not leave at one speed (a push that built up, a slow start in noise), so it cannot date the contact.
         return _first_step(w, x, other, j, px)
     t_o, xy_o = hist.track(other, n_lo, n_hi)
     if len(t_o) < 2:
