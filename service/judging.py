@@ -177,6 +177,9 @@ def refusal(event: dict[str, Any]) -> str | None:
     return None
 
 
+REPAIRED_CONFIDENCE = 0.4  # below the engine's review confidence (0.6), so the verdict names the event
+
+
 def admit(event: dict[str, Any], floor_t: float) -> tuple[dict[str, Any] | None, str | None]:
     """The event line as the engine will take it, and why it was changed or refused (None: taken as is).
 
@@ -192,8 +195,6 @@ def admit(event: dict[str, Any], floor_t: float) -> tuple[dict[str, Any] | None,
     return {**fixed, "confidence": min(float(event.get("confidence", 0.0)), REPAIRED_CONFIDENCE), "review": True,
             "why": f"vision gave t={event.get('t')!r}; set to the last time in the stream"}, why
 
-
-REPAIRED_CONFIDENCE = 0.4  # below the engine's review confidence (0.6), so the verdict names the event
 
 
 def merge_log(inputs: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

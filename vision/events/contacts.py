@@ -69,22 +69,6 @@ def pair_candidates(hist: History, rest: RestLookup, m: int, radius: float, s: E
     return out
 
 
-def verify_contact(
-    hist: History,
-    rest: RestLookup,
-    s: EventSettings,
-    a: int,
-    b: int,
-    m: int,
-    n_lo: int,
-    n_hi: int,
-    radius: float,
-    fps: float,
-) -> Contact | None:
-    """Test a candidate contact of balls a and b around counter m (pre-fit from n_lo, post-fit to n_hi)."""
-    return verify_in(Window(hist, rest, s, m, n_lo, n_hi, radius, fps), a, b)
-
-
 def verify_in(w: Window, a: int, b: int) -> Contact | None:
     """Test a candidate contact of balls a and b in window w."""
     still = [x for x in (a, b) if w.rest.anchor_at(x, w.hist.time(w.m - 2)) is not None]

@@ -15,7 +15,7 @@ import numpy as np
 from calibration.table import Table
 from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
-from vision.events.contacts import Contact, pair_candidates, verify_contact
+from vision.events.contacts import Contact, Window, pair_candidates, verify_in
 from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touch
 from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
@@ -127,7 +127,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             return
         n_lo = m - 1 - self.W
         for a, b in pair_candidates(h, self.motion, m, self.R, s):
-            c = verify_contact(h, self.motion, s, a, b, m, n_lo, n_hi, self.R, self.fps)
+            c = verify_in(Window(h, self.motion, s, m, n_lo, n_hi, self.R, self.fps), a, b)
             if c is not None:
                 self._contact(c)
         for ball in touch_candidates(h, self.motion, self.bound, m, self.R, s):

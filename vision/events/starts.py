@@ -14,7 +14,7 @@ import numpy as np
 
 from calibration.table import Table
 from rules.events import Event, EventType
-from vision.events.contacts import Contact, verify_contact
+from vision.events.contacts import Contact, Window, verify_in
 from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.lines import LineWatcher
@@ -356,7 +356,7 @@ class StartLogic:
     def _contact_from_start(self, a: int, o: Onset) -> bool:
         m = o.n_first - 1
         n_hi = min(self.hist.newest, o.n_first + self.D)
-        c = verify_contact(self.hist, self.motion, self.s, a, o.ball, m, m - 1 - self.W, n_hi, self.R, self.fps)
+        c = verify_in(Window(self.hist, self.motion, self.s, m, m - 1 - self.W, n_hi, self.R, self.fps), a, o.ball)
         if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
             # two balls at rest: an impulse passed on, no earlier than the hit that brought it
             w = 2 * self.s.cause_window_s
