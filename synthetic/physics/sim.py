@@ -388,15 +388,24 @@ class Simulator:
             self.vel[i, 2] = vz if vz > self.p.settle_vz else 0.0
 
     def _release_contacts(self) -> None:
+        # A pair (or ball and wall) stays "in contact" only while it moves: the set is there to silence the
+        # chatter of balls rolling together, not to hide a later impulse through balls that came to rest
+        # touching (a Newton's cradle through a settled cluster, a ball left frozen on a cushion and hit
+        # in the next shot). Those contacts happen and are logged.
+        rest = self.mode == Motion.STATIONARY
         if self._pairs_in_contact:
             keep = set()
             for i, j in self._pairs_in_contact:
+                if rest[i] and rest[j]:
+                    continue
                 if self._live(i) and self._live(j) and np.linalg.norm(self.pos[i] - self.pos[j]) < 2 * self.R + 0.05:
                     keep.add((i, j))
             self._pairs_in_contact = keep
         if self._walls_in_contact:
             keep_w = set()
             for i, name in self._walls_in_contact:
+                if rest[i]:
+                    continue
                 if self._live(i):
                     d = self.table.cushion_distance(self.pos[i, :2], name)
                     near_jaw = np.min(np.linalg.norm(self.geo.jaw_xy - self.pos[i, :2], axis=1)) < self.R + 0.05

@@ -90,3 +90,22 @@ def test_simulation_is_deterministic() -> None:
     a, b = played_break(5, 1.0), played_break(5, 1.0)
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
     assert np.array_equal(np.stack(a.frames.pos), np.stack(b.frames.pos), equal_nan=True)
+
+
+def test_impulse_through_balls_resting_in_contact_is_logged() -> None:
+    """A pair left touching at rest (here: remembered from an earlier shot) and hit again is a new contact.
+
+    Fails when the contact set keeps a resting pair: the second ball of the cradle would move with no contact.
+    """
+    s = Simulator(TABLE, 60.0)
+    s.place("1", (0.0, 0.0))
+    s.place("2", (2 * R, 0.0))
+    s.place("C", (-600.0, 0.0))
+    a, b = s.index("1"), s.index("2")
+    s._pairs_in_contact.add((min(a, b), max(a, b)))  # as a settled cluster leaves it
+    s._walls_in_contact.add((b, "rear"))  # a stale wall memory must not hide anything either
+    s.strike(Stroke("C", 1500.0, 0.0))
+    s.run_until_rest(10.0)
+    pairs = [frozenset(e.balls or ()) for e in s.events if e.type is EventType.BALL_CONTACT]
+    assert frozenset(("C", "1")) in pairs
+    assert frozenset(("1", "2")) in pairs
