@@ -33,6 +33,10 @@ class InputType(StrEnum):
     # balls: {id: [x, y]}: where some balls are (e.g. re-spotted by hand), the others left alone. For vision's
     # identities only: it changes nothing the engine judges, so parse_log leaves it out of the fold.
     IDENTIFY = "identify"
+    # t, status ("moved"), why: the recording's camera moved at t, so the calibration no longer fits the view
+    # from then on. Written by the analysis, not judged by the engine (parse_log leaves it out); the service
+    # flags the verdicts from t on for review (service.judging.fold).
+    CAMERA = "camera"
 
 
 class Option(StrEnum):
@@ -59,6 +63,7 @@ _NEED: dict[InputType, tuple[str, ...]] = {
     InputType.LAG: ("balls",),
     InputType.WARNING: ("about",),
     InputType.IDENTIFY: ("balls",),
+    InputType.CAMERA: ("status",),
 }
 
 
@@ -91,6 +96,20 @@ def _check_identify(d: Mapping[str, Any], line: int) -> None:
     if not isinstance(balls, Mapping) or not balls:
         raise ValueError(f"line {line}: identify needs balls as a non-empty {{id: [x, y]}} (table mm), got {balls!r}")
     ball_places(balls, f"line {line}: identify")
+
+
+CAMERA_STATUSES = ("moved",)
+
+
+def _check_camera(d: Mapping[str, Any], line: int) -> None:
+    """A `camera` line says from when (`t`) the view is off its calibration (`status` "moved")."""
+    if d.get("status") not in CAMERA_STATUSES:
+        raise ValueError(f"line {line}: camera needs status {' or '.join(map(repr, CAMERA_STATUSES))}, "
+                         f"got {d.get('status')!r}")
+    if d.get("t") is None:
+        raise ValueError(f"line {line}: camera needs 't', the video time from which the view moved")
+    if not isinstance(d.get("why", ""), str):
+        raise ValueError(f"line {line}: camera: field 'why' must be a string, got {d['why']!r}")
 
 
 # Fields of referee inputs that are names or text (docs/rules-engine.md).
@@ -171,6 +190,8 @@ class RefereeInput:
                 raise ValueError(f"line {line}: unknown choose option {d['option']!r}; one of {opts}") from exc
         if itype is InputType.IDENTIFY:
             _check_identify(d, line)
+        if itype is InputType.CAMERA:
+            _check_camera(d, line)
         check_fields(d, line)
         if itype is InputType.MATCH and len(d["players"]) != 2:
             raise ValueError(f"line {line}: match needs exactly two players, got {d['players']!r}")
@@ -206,12 +227,13 @@ def parse_item(d: Mapping[str, Any], line: int = 0) -> LogItem:
 
 
 def parse_log(rows: Iterable[Mapping[str, Any]]) -> Iterator[LogItem]:
-    """Log items from parsed JSON objects (the CLI reads and decodes the file). `identify` lines are checked
-    and left out: they tell vision where balls are and change nothing the engine judges."""
+    """Log items from parsed JSON objects (the CLI reads and decodes the file). `identify` and `camera` lines
+    are checked and left out: they tell vision where balls are, or say how far to trust the recording, and
+    change nothing the engine judges."""
     for n, d in enumerate(rows, 1):
         if not isinstance(d, Mapping):
             raise ValueError(f"line {n}: expected a JSON object, got {type(d).__name__}")
         item = parse_item(d, n)
-        if isinstance(item, RefereeInput) and item.type is InputType.IDENTIFY:
+        if isinstance(item, RefereeInput) and item.type in (InputType.IDENTIFY, InputType.CAMERA):
             continue
         yield item

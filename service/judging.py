@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from calibration.table import Table, list_specs
@@ -104,7 +104,8 @@ def fold(log: Sequence[dict[str, Any]], game: str) -> MatchFold:
     """Judge a whole log (rules.engine.judge_log); raises ValueError naming the bad line."""
     items = list(inputs.parse_log(log))
     judgement = engine.judge_log(items, game=state.parse_game(game) if game else None, table=_table_of(log))
-    verdicts = tuple(verdict_from_dict(v.to_dict(), i) for i, v in enumerate(judgement.verdicts))
+    verdicts = flag_after_camera_move(
+        tuple(verdict_from_dict(v.to_dict(), i) for i, v in enumerate(judgement.verdicts)), log)
     lags = tuple({**o.to_dict(), "text": o.text()} for o in judgement.outputs if isinstance(o, LagVerdict))
     st = judgement.state
     if st is None:
@@ -123,6 +124,32 @@ def fold(log: Sequence[dict[str, Any]], game: str) -> MatchFold:
         finished=st.winner is not None,
         lags=lags,
     )
+
+
+def camera_moved(log: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first `camera` line saying the view moved (rules.inputs), or None."""
+    return next((d for d in log if d.get("type") == "camera" and d.get("status") == "moved"), None)
+
+
+def flag_after_camera_move(verdicts: tuple[VerdictView, ...], log: Sequence[dict[str, Any]]) -> tuple[VerdictView, ...]:
+    """Every verdict of a shot played after the camera moved (or still running when it moved) is flagged for
+    review with the reason: its positions come from a calibration that no longer fits the view."""
+    line = camera_moved(log)
+    if line is None:
+        return verdicts
+    t_m = float(line["t"])
+    ends = [float(d["t"]) for d in log if d.get("type") == "shot_end" and d.get("t") is not None]
+    reason = f"camera moved at {t_m:.2f} s: {line.get('why') or 'the calibration no longer fits the view'}"
+    out = []
+    for v in verdicts:
+        if v.t is not None and v.t < t_m and any(v.t <= e < t_m for e in ends):
+            out.append(v)  # over before the camera moved
+            continue
+        review = dict(v.raw.get("review") or {}) if isinstance(v.raw.get("review"), dict) else {}
+        review.update(flag=True, reasons=[*review.get("reasons", ()), reason],
+                      events=[*review.get("events", ()), {"type": "camera", "t": t_m, "status": "moved"}])
+        out.append(replace(v, review=True, review_reasons=(*v.review_reasons, reason), raw={**v.raw, "review": review}))
+    return tuple(out)
 
 
 def opening_state(

@@ -71,6 +71,7 @@ class LogKind(StrEnum):
 class AnalysisStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
+    WAITING = "waiting"  # taken over, waiting for the old worker to let go of the output folder
     DONE = "done"
     FAILED = "failed"
 
@@ -322,7 +323,8 @@ def list_analyses(conn: sqlite3.Connection, *, limit: int = 100) -> list[Analysi
 # by a new holder gets the next `epoch`, and each write of the analysis checks, in its own transaction, that
 # the epoch it was started under is still the analysis's (a fence). The old worker's next write fails with
 # Fenced; it stops and writes nothing more.
-_UNFINISHED = (str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING))
+_UNFINISHED = (str(AnalysisStatus.QUEUED), str(AnalysisStatus.RUNNING), str(AnalysisStatus.WAITING))
+_IN_UNFINISHED = f"status IN ({', '.join('?' * len(_UNFINISHED))})"
 _FREE = "(owner IS NULL OR lease_until IS NULL OR lease_until < ?)"
 
 
@@ -353,7 +355,7 @@ def claim_analysis(conn: sqlite3.Connection, *, analysis_id: int, owner: str, no
     with transaction(conn):
         cur = conn.execute(
             f"UPDATE analyses SET owner = ?, lease_until = ?, "
-            f"epoch = epoch + (CASE WHEN owner IS ? THEN 0 ELSE 1 END) WHERE id = ? AND status IN (?, ?) "
+            f"epoch = epoch + (CASE WHEN owner IS ? THEN 0 ELSE 1 END) WHERE id = ? AND {_IN_UNFINISHED} "
             f"AND (owner = ? OR owner = ? OR {_FREE})",
             (owner, now + lease_s, owner, analysis_id, *_UNFINISHED, owner, dead_owner, now))
         if cur.rowcount != 1:
@@ -362,9 +364,26 @@ def claim_analysis(conn: sqlite3.Connection, *, analysis_id: int, owner: str, no
     return Fence(analysis_id, int(epoch))
 
 
+def requeue_failed(conn: sqlite3.Connection, *, analysis_id: int, owner: str, now: float, lease_s: float,
+                   message: str) -> Fence | None:
+    """A failed analysis queued again under a new lease, in one conditional transition: its fence, or None
+    when it is no longer failed (another request or server resumed it first). The epoch moves on, so any
+    worker of the failed run is fenced out."""
+    with transaction(conn):
+        cur = conn.execute(
+            "UPDATE analyses SET status = ?, message = ?, updated_at = ?, owner = ?, lease_until = ?, "
+            "epoch = epoch + 1 WHERE id = ? AND status = ?",
+            (str(AnalysisStatus.QUEUED), message, _now(), owner, now + lease_s, analysis_id,
+             str(AnalysisStatus.FAILED)))
+        if cur.rowcount != 1:
+            return None
+        epoch = conn.execute("SELECT epoch FROM analyses WHERE id = ?", (analysis_id,)).fetchone()["epoch"]
+    return Fence(analysis_id, int(epoch))
+
+
 def leased_analyses(conn: sqlite3.Connection, *, now: float) -> list[tuple[int, str]]:
     """(id, owner) of the unfinished analyses with a live lease."""
-    rows = conn.execute(f"SELECT id, owner FROM analyses WHERE status IN (?, ?) AND NOT {_FREE} ORDER BY id",
+    rows = conn.execute(f"SELECT id, owner FROM analyses WHERE {_IN_UNFINISHED} AND NOT {_FREE} ORDER BY id",
                         (*_UNFINISHED, now)).fetchall()
     return [(int(r["id"]), str(r["owner"])) for r in rows]
 
@@ -391,7 +410,7 @@ def release_analysis(conn: sqlite3.Connection, *, analysis_id: int, owner: str, 
 
 def unfinished_analyses(conn: sqlite3.Connection, *, now: float) -> list[AnalysisRow]:
     """Analyses left queued or running with no live lease (their process stopped or died), oldest first."""
-    rows = conn.execute(f"SELECT * FROM analyses WHERE status IN (?, ?) AND {_FREE} ORDER BY id",
+    rows = conn.execute(f"SELECT * FROM analyses WHERE {_IN_UNFINISHED} AND {_FREE} ORDER BY id",
                         (*_UNFINISHED, now)).fetchall()
     return [_analysis(r) for r in rows]
 
@@ -402,7 +421,7 @@ def fail_unfinished_analyses(conn: sqlite3.Connection, *, now: float) -> int:
     cur = conn.execute(
         "UPDATE analyses SET status = ?, message = 'interrupted by a service restart; "
         "POST /analyses/<id>/resume resumes it from its last checkpoint', updated_at = ?, epoch = epoch + 1 "
-        f"WHERE status IN (?, ?) AND {_FREE}",
+        f"WHERE {_IN_UNFINISHED} AND {_FREE}",
         (str(AnalysisStatus.FAILED), _now(), *_UNFINISHED, now),
     )
     return cur.rowcount

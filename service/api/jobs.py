@@ -134,6 +134,28 @@ class JobRunner:
         self._queue(analysis_id)
         return True
 
+    def resume_failed(self, analysis_id: int, message: str) -> bool:
+        """Queue a failed analysis again under this process's lease, in one conditional transition; False
+        (nothing queued) when it is no longer failed: another request or server resumed it first."""
+        conn = db.connect(self.settings.database)
+        try:
+            fence = db.requeue_failed(conn, analysis_id=analysis_id, owner=self.owner, now=time.time(),
+                                      lease_s=self.settings.lease_s, message=message)
+        finally:
+            conn.close()
+        if fence is None:
+            return False
+        with self._lock:
+            self._held.add(analysis_id)
+            self._lost.discard(analysis_id)
+        if not self._queue(analysis_id):  # the failed run's worker is still ending here: queue after it
+            def again(_: Future[None]) -> None:
+                with contextlib.suppress(RuntimeError):  # the pool shut down meanwhile: resumed at the next start
+                    self._queue(analysis_id)
+
+            self.futures[analysis_id].add_done_callback(again)
+        return True
+
     def _queue(self, analysis_id: int) -> bool:
         """Queue a run unless one of this analysis is already queued or running in this process."""
         with self._queue_lock:
@@ -226,21 +248,34 @@ class JobRunner:
             conn.close()
 
     def _take_folder(self, conn: Any, fence: db.Fence, out: Path) -> leases.FolderLock:
-        """Lock the analysis's output folder, waiting while a worker whose lease this process took over still
-        holds it (it stops at its next write or fence check). Raises Stopped / LeaseLost / db.Fenced."""
+        """Lock the analysis's output folder, waiting (status `waiting`, saying for whom and until when) while a
+        worker whose lease this process took over still holds it: it stops at its next write or fence check.
+        Raises leases.FolderBusy after settings.folder_wait_s (the analysis then fails, saying why; nothing of
+        it is touched), or Stopped / LeaseLost / db.Fenced."""
         lock = leases.FolderLock(out)
-        said = False
-        while not lock.try_take():
+        deadline: float | None = None
+        while not lock.try_take(self.owner):
             try:
                 if self._stop.is_set():
                     raise Stopped
                 if fence.analysis_id in self._lost:
                     raise LeaseLost
                 db.check_fence(conn, fence)
-                if not said:
+                holder = lock.holder() or "a process that did not name itself"
+                if deadline is None:
+                    deadline = time.monotonic() + self.settings.folder_wait_s
+                    until = time.strftime("%H:%M:%S UTC", time.gmtime(time.time() + self.settings.folder_wait_s))
                     db.update_analysis(conn, analysis_id=fence.analysis_id, fence=fence,
-                                       message="waiting for the previous server's worker to let go of the outputs")
-                    said = True
+                                       status=db.AnalysisStatus.WAITING,
+                                       message=f"waiting for the previous worker ({holder}) to let go of the output "
+                                               f"folder {out}; gives up at {until}")
+                elif time.monotonic() > deadline:
+                    raise leases.FolderBusy(
+                        f"the output folder {out} is still locked by another process ({holder}) after "
+                        f"{self.settings.folder_wait_s:g} s: the previous server's worker is alive but not "
+                        f"stopping (stalled or suspended?). Nothing was written and nothing is lost: the log "
+                        f"lines stored so far and the folder's files are kept. Stop that process, then "
+                        f"POST /analyses/{fence.analysis_id}/resume")
             except BaseException:
                 lock.close()
                 raise
@@ -275,7 +310,7 @@ class JobRunner:
         except Stopped:
             self._record(conn, fence, db.AnalysisStatus.QUEUED,
                          "stopped by a service shutdown; it resumes from its checkpoint at the next start")
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, leases.FolderBusy) as exc:
             self._record(conn, fence, db.AnalysisStatus.FAILED, str(exc))
         except Exception as exc:  # a worker must never die silently: record what happened
             self._record(conn, fence, db.AnalysisStatus.FAILED,
@@ -328,6 +363,13 @@ class JobRunner:
                 self.hub.publish(match.id, {"kind": "progress", "seq": 0,
                                             "data": {"analysis": job.id, "progress": frac, "t": t}})
 
+        def on_input(line: dict[str, Any]) -> None:
+            """A line the run adds mid-way (the camera moved): stored once, even when a resume sees it again."""
+            if line.get("type") == "camera" and any(r.data.get("type") == "camera" for r in own):
+                return
+            rows = matchlog.append(conn, self.hub, match, [(db.LogKind.INPUT, line)], analysis_id=job.id, fence=fence)
+            own_seqs.update(r.seq for r in rows)
+
         def on_header(lines: list[dict[str, Any]]) -> None:
             if header_done:  # written by the interrupted run
                 return
@@ -365,7 +407,7 @@ class JobRunner:
         cfg = AnalyzeConfig(video=Path(job.video), out=out, table=match.table_spec, game=match.game,
                             inputs=stated, resume=True, checkpoint_every_s=self.settings.checkpoint_every_s)
         hooks = Hooks(on_event=on_event, on_progress=on_progress, on_header=on_header, on_note=notes.append,
-                      new_inputs=new_inputs)
+                      new_inputs=new_inputs, on_input=on_input)
         result = analyze(cfg, hooks, self.stage_factory)
         if result.read.error and result.frames == 0 and result.events == 0:
             raise ValueError(f"no frame of the video could be decoded: {result.read.error}")
@@ -376,6 +418,8 @@ class JobRunner:
         msg = "; ".join(n for n in result.notes[-3:] if n not in resumed) or "done"
         if result.read.error:
             msg = f"partly analysed: the video could be read only up to an error ({result.read.error})"
+        if result.camera is not None:
+            msg = f"degraded: {result.camera.get('why')}; the verdicts from then on are flagged for review; {msg}"
         if resumed_run:
             said = resumed[0] if resumed else "no checkpoint yet: analysed again from the start"
             msg = f"resumed after an interruption ({said}); {overlap.summary()}; {msg}"

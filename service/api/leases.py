@@ -105,15 +105,28 @@ class FolderLock:
 
     def __init__(self, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
-        self._f: TextIO | None = (out / LOCK_FILE).open("a", encoding="ascii")
+        self.path = out / LOCK_FILE
+        self._f: TextIO | None = self.path.open("a", encoding="utf-8")
 
-    def try_take(self) -> bool:
+    def try_take(self, holder: str = "") -> bool:
+        """Take the lock without waiting; the file then names `holder`, for a waiter to say who holds it."""
         assert self._f is not None
         try:
             fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
+        if holder:
+            self._f.truncate(0)
+            self._f.write(holder + "\n")
+            self._f.flush()
         return True
+
+    def holder(self) -> str:
+        """Who last took the lock (as it named itself), or "" when nobody said."""
+        try:
+            return (self.path.read_text(encoding="utf-8", errors="replace").strip())[:300]
+        except OSError:
+            return ""
 
     def close(self) -> None:
         if self._f is not None:

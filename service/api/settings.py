@@ -21,6 +21,12 @@ class Settings(BaseSettings):
     # Servers sharing one database: a running analysis's lease is renewed every lease_s / 6; one whose lease
     # lapsed for lease_s (its server died) is taken over by another server (when resume_analyses).
     lease_s: float = 30.0
+    # A server that took an analysis over waits at most this long (wall clock) for the old worker to let go of
+    # the output folder: a worker that still runs frames sees its fence within 0.5 s and lets go, but one
+    # whose heartbeat starved for a whole lease may stay starved as long again, and its first frame may be a
+    # calibration (about 6 s at 1080p); after two default leases the analysis is failed, saying why, and
+    # POST /analyses/<id>/resume tries again.
+    folder_wait_s: float = 60.0
     resume_analyses: bool = True  # at start-up, resume analyses a previous process left unfinished
 
     @property

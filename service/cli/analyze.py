@@ -202,4 +202,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result.events} events; report: {out / 'report.html'}")
     if (video.parent / "truth.json").exists():
         print(compare_with_truth(video.parent, out, result.game).text())
-    return 0 if result.read.complete else 1
+    if result.camera is not None:  # a degraded analysis: said again at the end, and in the exit code
+        print(f"DEGRADED: the camera moved at {result.camera['t']:.2f} s; every verdict from then on is flagged for "
+              "review", file=sys.stderr)
+    return 0 if result.read.complete and result.camera is None else 1

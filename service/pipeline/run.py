@@ -24,6 +24,7 @@ from rules.numbering import Mark, Role, ShotNumbering, mark_event, mark_input
 from service import judging
 from service.pipeline import checkpoint as ck
 from service.pipeline import identity
+from service.pipeline.camera import ViewWatch
 from service.pipeline.components import (
     CalibrationView,
     EventDetectorLike,
@@ -33,13 +34,12 @@ from service.pipeline.components import (
     make_event_detector,
     make_perception,
 )
+from service.pipeline.frames import LazyBGR, project
 from service.pipeline.opening import decide_opening
 from service.pipeline.timing import FrameVerdict, TimingMonitor
-from service.pipeline.video import ReadStatus, concat_parts, is_i420, probe, read_frames
+from service.pipeline.video import ReadStatus, concat_parts, probe, read_frames
 from service.report.annotate import Annotator
 from service.report.shots import ShotRecorder
-from vision.source import bgr_of, small_bgr
-from vision.types import BallState
 
 
 @dataclass
@@ -93,6 +93,7 @@ class Hooks:
     # Referee inputs posted since the last call (a live service), asked at each progress step: their stated
     # ball places (state / identify lines) reach vision while the run goes on.
     new_inputs: Callable[[], list[dict[str, Any]]] | None = None
+    on_input: Callable[[dict[str, Any]], None] | None = None  # a log line the run adds mid-way (`camera`)
 
 
 @dataclass
@@ -107,36 +108,7 @@ class AnalysisResult:
     notes: list[str] = field(default_factory=list)
     judge_error: str | None = None
     fold: judging.MatchFold | None = None
-
-
-class _Lazy:
-    """The BGR picture of a frame, converted from I420 at most once and only when asked for."""
-
-    def __init__(self, image: np.ndarray) -> None:
-        self._image, self._bgr = image, None if is_i420(image) else image
-
-    def __call__(self) -> np.ndarray:
-        if self._bgr is None:
-            self._bgr = bgr_of(self._image)  # I420 or the decoder's planes (a YUVFrame)
-        return self._bgr
-
-    def small_for(self, width: int) -> Callable[[], np.ndarray]:
-        """A picture about `width` px wide, when called: the full one when it was made anyway, else one
-        converted from shrunk planes (a strip picture does not need a whole 1080p frame converted)."""
-        return lambda: self._bgr if self._bgr is not None else small_bgr(self._image, width)
-
-
-def _project(cal: CalibrationView, states: Any) -> dict[str, tuple[float, float]]:
-    """Pixel position of every ball still in play with a known position."""
-    st = states.state  # integer comparisons: np.isin over enum members costs more than the projection
-    mask = (st != int(BallState.POTTED)) & (st != int(BallState.OFF_TABLE)) & (st != int(BallState.UNKNOWN))
-    mask &= np.isfinite(states.xy_mm).all(axis=1)
-    if not mask.any():
-        return {}
-    xyz = np.hstack([states.xy_mm[mask], np.full((int(mask.sum()), 1), cal.table.ball_radius)])
-    px = cal.camera.project(xyz)
-    ids = [b for b, m in zip(states.ids, mask, strict=True) if m]
-    return {b: (float(p[0]), float(p[1])) for b, p in zip(ids, px, strict=True)}
+    camera: dict[str, Any] | None = None  # the `camera` line when the view moved: a degraded analysis
 
 
 class _Run:
@@ -227,6 +199,30 @@ class _Run:
         self.note(text)
         if self.hooks.on_header and self.header:
             self.hooks.on_header(list(self.header))
+
+    def camera_line(self) -> dict[str, Any] | None:
+        return next((d for d in self.header if d.get("type") == "camera"), None)
+
+    def camera_moved(self, line: dict[str, Any]) -> None:
+        """The view moved (service.pipeline.camera): the line joins the run's log (and its checkpoint), and
+        the verdicts from its t on are flagged (service.judging.fold)."""
+        self.header.append(line)
+        self.info["camera"] = line
+        self.note(f"DEGRADED: {line['why']}")
+        if self.verdicts and self.judge_error is None and self._verdicts_f is not None:
+            # verdicts.jsonl rewritten whole: the shots already judged since the knock gain their flag
+            try:
+                self.fold = self.judge(self.log(), self.game)
+            except ValueError:
+                pass  # the next rejudge says why
+            else:
+                self.verdicts = list(self.fold.verdicts[:len(self.verdicts)])  # a running shot's comes at its end
+                self._verdicts_f.seek(0)
+                self._verdicts_f.truncate()
+                self._verdicts_f.writelines(json.dumps(v.to_dict()) + "\n" for v in self.verdicts)
+                self._verdicts_f.flush()
+        if self.hooks.on_input:
+            self.hooks.on_input(dict(line))
 
     def on_event(self, e: Event, image: Callable[[], np.ndarray]) -> None:
         line, why = judging.admit(e.to_dict(), self.events[-1].t if self.events else 0.0)
@@ -376,11 +372,12 @@ def analyze(
     status = ReadStatus()
     hooks = run.live_hooks()
     frames_done, last_index, last_t, stopped_early = 0, start_frame - 1, 0.0, False
+    watch: ViewWatch | None = None
     try:
         frames = (read_frames(cfg.video, status, max(start_frame, 0), cfg.threads, cfg.i420)
                   if start_frame >= 0 else iter(()))
         for fr in frames:
-            bgr = _Lazy(fr.image)
+            bgr = LazyBGR(fr.image)
             if cfg.max_frames is not None and frames_done >= cfg.max_frames:
                 stopped_early = True
                 break
@@ -389,13 +386,16 @@ def analyze(
                 run.info["calibration"] = stages.calibration.source
             if run.perception is None:
                 run.perception = stages.perception
+                watch = None if run.camera_line() else ViewWatch(stages.calibration, fps)
             if run.statements.timed and fr.t >= run.statements.timed[0][0]:
                 run.stated_now(fr.t)
             if timing.observe(fr.index, fr.t) is FrameVerdict.DUPLICATE:
                 continue
+            if watch is not None and (moved := watch.update(fr.image, fr.t)) is not None:
+                run.camera_moved(moved)
             states = stages.perception.update(fr.image, fr.index, fr.t)
             # Pixel positions only feed pictures: skip the projection when nothing will be drawn.
-            px = _project(stages.calibration, states) if run.annotator or run.recorder.active else {}
+            px = project(stages.calibration, states) if run.annotator or run.recorder.active else {}
             run.px_history.append((fr.index, px))
             run.recorder.add_frame(bgr.small_for(run.recorder.strip_width), px, fr.t)  # it resizes what it gets
             at_rest = False
@@ -412,7 +412,7 @@ def analyze(
                 hooks.on_progress(fr.index + 1, meta.declared_frames, fr.t)
         if stages is not None:
             for e in stages.detector.flush():
-                run.on_event(e, _Lazy(np.zeros((2, 2, 3), np.uint8)))
+                run.on_event(e, LazyBGR(np.zeros((2, 2, 3), np.uint8)))
         if run.events and run.events[-1].type is not EventType.SHOT_END:
             run.recorder.end()
             run.rejudge()  # a last shot the video cut off before every ball stopped still gets its verdict
@@ -494,4 +494,4 @@ def _finish(run: _Run, cfg: AnalyzeConfig, meta: ReadStatus, status: ReadStatus,
             f.write(json.dumps(entry, separators=(",", ":")) + "\n")
     write_outputs(cfg.out)
     return AnalysisResult(cfg.out, run.game, frames_done, len(run.events), run.verdicts, status, timing,
-                          run.notes, run.judge_error, run.fold)
+                          run.notes, run.judge_error, run.fold, run.camera_line())

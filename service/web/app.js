@@ -210,7 +210,7 @@ async function pollAnalysis(id) {
   const a = await api("GET", `/analyses/${id}`);
   $("#analysis-status").textContent = `analysis ${a.id}: ${a.status} ${a.message}`;
   $("#analysis-status").className = a.status === "failed" ? "err" : "";
-  if (a.status === "queued" || a.status === "running") setTimeout(() => pollAnalysis(id), 1500);
+  if (["queued", "running", "waiting"].includes(a.status)) setTimeout(() => pollAnalysis(id), 1500);
   else {
     loadMatches();
     if (current === a.match_id && a.report_url) $("#report").replaceChildren(Object.assign(el("a", "open report"), { href: a.report_url, target: "_blank" }));

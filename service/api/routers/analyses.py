@@ -139,9 +139,13 @@ def resume_analysis(session: SessionDep, jobs: JobsDep, analysis_id: int) -> Ana
         raise HTTPException(status_code=409, detail=f"analysis {analysis_id} is {a.status}: only a failed one resumes")
     if not Path(a.video).is_file():
         raise HTTPException(status_code=409, detail=f"the video of analysis {analysis_id} is gone: {a.video}")
-    db.update_analysis(session, analysis_id=a.id, status=db.AnalysisStatus.QUEUED,
-                       message=f"resuming on request from its last checkpoint (it had failed: {a.message[:200]})")
-    jobs.submit(a.id)
+    # The status read above may be stale (another request or server resumed it since): the transition is
+    # made only if the analysis is still failed, in one transaction with taking its lease.
+    if not jobs.resume_failed(a.id, f"resuming on request from its last checkpoint (it had failed: {a.message[:200]})"):
+        now = db.get_analysis(session, analysis_id=a.id)
+        status = now.status if now else "gone"
+        raise HTTPException(status_code=409, detail=f"analysis {analysis_id} is {status}: only a failed one resumes "
+                                                    "(it was resumed meanwhile)")
     found = db.get_analysis(session, analysis_id=a.id)
     assert found is not None
     return _public(session, found)
