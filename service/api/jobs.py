@@ -25,6 +25,7 @@ from service.api.live import LiveHub
 from service.api.settings import Settings
 from service.pipeline import checkpoint as ck
 from service.pipeline import identity
+from service.pipeline.components import CalibrationFailed
 from service.pipeline.run import AnalyzeConfig, Hooks, StageFactory, analyze, default_stages
 
 # Inputs of the match log that state ball positions: the analysis hands them to vision (identities) from the start.
@@ -310,6 +311,12 @@ class JobRunner:
         except Stopped:
             self._record(conn, fence, db.AnalysisStatus.QUEUED,
                          "stopped by a service shutdown; it resumes from its checkpoint at the next start")
+        except CalibrationFailed as exc:  # the CLI's advice (--calibration) is no option here
+            self._record(conn, fence, db.AnalysisStatus.FAILED,
+                         f"no table found in the first frame of the video, so nothing was analysed "
+                         f"({exc.__cause__ or exc}). The service finds the table by itself in the first frame: "
+                         "give a video whose first frame shows the whole table, or analyse this one with "
+                         "`pyramid-monitor analyze VIDEO --calibration FILE`")
         except (ValueError, OSError, leases.FolderBusy) as exc:
             self._record(conn, fence, db.AnalysisStatus.FAILED, str(exc))
         except Exception as exc:  # a worker must never die silently: record what happened

@@ -23,8 +23,8 @@ from calibration.result import Calibration, CalibrationMethod, CalibrationStatus
 from service.pipeline.components import CalibrationView
 from vision.source import YUVFrame
 
-# One look every half second of video: a knock is seen within a second or two, at about 1 ms per look at
-# 1080p (a quarter-size grey copy, two Sobel passes), i.e. ~0.03 ms per frame at 60 fps.
+# One look every half second of video: a knock is seen within a few seconds, at 0.55 ms of CPU per look at
+# 1080p (a quarter-size grey copy, two Sobel passes), i.e. ~0.02 ms per frame at 60 fps.
 CHECK_EVERY_S = 0.5
 # The view must stay changed this long: a player leaning over a cushion or a passing body covers a side
 # for a moment and moves on; a knocked camera stays where it was knocked.

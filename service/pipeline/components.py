@@ -76,7 +76,9 @@ def auto_calibrate(image: np.ndarray, table: Table) -> CalibrationView:
     try:
         native = calibrate_image(image, table, table.spec.name)
     except CalibrationError as exc:
-        raise CalibrationFailed(f"automatic calibration failed: {exc}; give --calibration FILE") from exc
+        raise CalibrationFailed(f"automatic calibration found no table in the first frame: {exc}; make a calibration "
+                                "file by hand (`pyramid-monitor calibrate VIDEO --corners x1,y1,...,x4,y4`, the bed "
+                                "corners in pixels) and give it with --calibration FILE") from exc
     return CalibrationView(native.camera, table, "auto", native)
 
 

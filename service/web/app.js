@@ -103,8 +103,16 @@ function describe(kind, d) {
     const who = d.balls ? d.balls.join("-") : (d.ball || "");
     return `${Number(d.t).toFixed(2)}s ${d.type} ${who} ${d.cushion || d.pocket || d.line || ""}`.trim();
   }
+  if (d.type === "camera") return `CAMERA MOVED at ${Number(d.t).toFixed(2)}s: verdicts from then on are flagged for review`;
   const show = (v) => (v !== null && typeof v === "object" ? JSON.stringify(v) : v);
   return `input: ${d.type} ${Object.entries(d).filter(([k]) => k !== "type").map(([k, v]) => `${k}=${show(v)}`).join(" ")}`;
+}
+
+// A knocked camera (a `camera` line in the log): the whole match is shown as degraded, saying from when and why.
+function showDegraded(d) {
+  const p = $("#degraded");
+  p.textContent = `Degraded analysis: the camera moved at ${Number(d.t).toFixed(2)} s. ${d.why || ""}`.trim();
+  p.hidden = false;
 }
 
 function setConn(text, on) { $("#conn").textContent = text; $("#conn").className = on ? "on" : ""; }
@@ -127,7 +135,10 @@ function connectFeed(id) {
     } else setConn("reconnecting", false);
   });
   for (const kind of ["event", "input"]) {
-    es.addEventListener(kind, mine((m) => { seen(m); const item = JSON.parse(m.data); feedLine(describe(kind, item.data)); }));
+    es.addEventListener(kind, mine((m) => {
+      seen(m); const item = JSON.parse(m.data); feedLine(describe(kind, item.data));
+      if (kind === "input" && item.data.type === "camera") showDegraded(item.data);
+    }));
   }
   es.addEventListener("verdicts", mine((m) => { const item = JSON.parse(m.data); showVerdicts(item.data); announceVerdicts(item.data); }));
   es.addEventListener("state", mine((m) => { showState(JSON.parse(m.data).data); setConn("live", true); }));
@@ -142,6 +153,7 @@ async function selectMatch(id) {
   $("#match-title").textContent = `#${m.id} ${m.name} — ${m.game}, ${m.table}, ${m.players.join(" v ")}`;
   $("#report").replaceChildren(m.report_url ? Object.assign(el("a", "open report"), { href: m.report_url, target: "_blank" }) : el("span", "none yet"));
   $("#feed").replaceChildren();
+  $("#degraded").hidden = true;  // the feed's replay of the log shows it again for a match that has one
   lastSeq = 0; retryMs = 1000; announced = new Map();
   showState(m.state);
   const verdicts = await api("GET", `/matches/${id}/verdicts`);

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+import av
 import cv2
 import httpx
 import numpy as np
@@ -22,7 +24,7 @@ from service.pipeline.run import AnalyzeConfig, Stages
 
 
 @pytest.fixture
-def client(shared_server: LiveServer) -> httpx.Client:
+def client(shared_server: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=shared_server.url, timeout=20.0) as c:
         yield c
 
@@ -282,3 +284,33 @@ def test_analysis_shows_the_game_and_table_it_runs_with(client: httpx.Client, vi
     assert (r.json()["game"], r.json()["table"]) == ("free", "pyramid-10ft")
     job = wait_job(client, r.json())
     assert (job["status"], job["game"], job["table"]) == ("done", "free", "pyramid-10ft"), job
+
+
+def test_a_video_with_no_table_in_view_fails_saying_what_to_do_here(tmp_path: Path) -> None:
+    """The real calibration finds no table: the job fails saying so and what a service user can do (the CLI's
+    --calibration advice alone named an option the API does not have)."""
+    from service.pipeline.run import default_stages
+
+    wall = tmp_path / "wall.mp4"
+    with av.open(str(wall), "w") as c:  # a plain wall with a door, a little sensor noise: no table anywhere
+        s = c.add_stream("libx264", rate=30)
+        s.width, s.height, s.pix_fmt = 320, 180, "yuv420p"
+        rng = np.random.default_rng(2)
+        for _ in range(30):
+            img = np.full((180, 320, 3), (150, 160, 170), np.uint8)
+            cv2.rectangle(img, (60, 40), (140, 150), (60, 40, 30), -1)
+            img = np.clip(img.astype(np.int16) + rng.integers(-5, 6, img.shape), 0, 255).astype(np.uint8)
+            for p in s.encode(av.VideoFrame.from_ndarray(img, format="bgr24")):
+                c.mux(p)
+        for p in s.encode(None):
+            c.mux(p)
+    srv = LiveServer(tmp_path / "data", stage_factory=default_stages).start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=20) as c:
+            job = wait_job(c, c.post("/analyses", json={"video_path": str(wall)}).json())
+            assert job["status"] == "failed", job
+            assert job["message"].startswith("no table found in the first frame of the video"), job
+            assert "whole table" in job["message"] and "pyramid-monitor analyze VIDEO --calibration" in job["message"]
+            assert c.get(f"/matches/{job['match_id']}/events").json() == []
+    finally:
+        srv.stop()

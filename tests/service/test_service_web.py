@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -198,3 +199,73 @@ def test_the_page_shows_who_won_the_lag(live_server: LiveServer, page) -> None: 
     page.wait_for_function("document.querySelector('[data-testid=lag]').textContent.includes('won by')")
     assert page.inner_text("[data-testid=lag]") == f"lag (break) won by {winner}"
     assert "lag_choice" in page.inner_text("[data-testid=owed]")
+
+
+def test_live_feed_shows_a_review_flag_its_evidence_and_a_knocked_camera(live_server: LiveServer, page) -> None:  # type: ignore[no-untyped-def]
+    """With the page open: a verdict arriving flagged shows its reasons at once; then a `camera` line (the
+    analysis saw the camera knocked) flags the verdicts after it live, and the page says the match is degraded."""
+    api = httpx.Client(base_url=live_server.url, timeout=10)
+    mid = api.post("/matches", json={"name": "live review"}).json()["id"]
+    api.post(f"/matches/{mid}/events", json={"events": legal_break()})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server.url}/?match={mid}")
+    page.wait_for_selector("[data-testid=conn].on")
+    page.wait_for_selector("[data-testid=verdicts] tr")
+    assert page.query_selector("[data-testid=verdicts] tr.review") is None
+
+    shot = miss(7.0)  # a second shot whose first contact vision is unsure of, arriving while the page is open
+    shot.insert(1, {"type": "ball_contact", "t": 7.5, "frame": 450, "balls": ["C", "4"], "confidence": 0.3})
+    api.post(f"/matches/{mid}/events", json={"events": shot})
+    row2 = "[data-testid=verdicts] tr[data-shot='2']"
+    page.wait_for_selector(f"{row2}.review [data-testid=review-reasons] li")
+    reasons = api.get(f"/matches/{mid}/verdicts").json()[1]["review_reasons"]
+    assert reasons and "confidence 0.30" in reasons[0]
+    assert page.inner_text(f"{row2} [data-testid=review-reasons]").strip() == "\n".join(reasons)
+    page.wait_for_function("document.querySelector('[data-testid=feed]').textContent.includes('verdict shot 2')")
+    assert "(review)" in next(x for x in page.inner_text("[data-testid=feed]").splitlines() if "verdict shot 2" in x)
+
+    api.post(f"/matches/{mid}/inputs", json={"type": "camera", "t": 6.0, "status": "moved", "why": "a test knock"})
+    page.wait_for_function(f"document.querySelector(\"{row2} [data-testid=review-reasons]\").textContent"
+                           ".includes('camera moved at 6.00 s')")
+    page.wait_for_selector("[data-testid=degraded]:not([hidden])")
+    assert "camera moved at 6.00 s" in page.inner_text("[data-testid=degraded]")
+    assert "CAMERA MOVED at 6.00s" in page.inner_text("[data-testid=feed]")
+    assert page.query_selector("[data-testid=verdicts] tr[data-shot='1'].review") is None  # over before 6 s
+    page.reload()  # the degraded state comes back from the log's replay
+    page.wait_for_selector("[data-testid=degraded]:not([hidden])")
+    assert errors == []
+
+
+def test_report_of_a_knocked_camera_analysis_in_the_browser(tmp_path: Path, page) -> None:  # type: ignore[no-untyped-def]
+    """The report page of a finished analysis, opened from the referee page's link: the degraded warning, each
+    shot's verdict with its review flag (the camera reason from shot 4 on), pictures that decode, the score plot."""
+    from test_service_camera import table_stages, write_clip
+
+    srv = LiveServer(tmp_path / "data", stage_factory=table_stages).start()
+    try:
+        api = httpx.Client(base_url=srv.url, timeout=10)
+        job = api.post("/analyses", json={"video_path": str(write_clip(tmp_path / "k.mp4", knock=True))}).json()
+        deadline = time.monotonic() + 60
+        while api.get(f"/analyses/{job['id']}").json()["status"] != "done" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{srv.url}/?match={job['match_id']}")
+        page.wait_for_selector("#report a")
+        with page.context.expect_page() as opened:
+            page.locator("#report a").click()  # a locator: the page may re-draw the link meanwhile
+        report = opened.value
+        report.wait_for_load_state()
+        assert "Degraded analysis" in report.inner_text(".warn")
+        shots = report.query_selector_all("div.shot[id^=shot-]")
+        assert len(shots) == 8
+        flags = [("camera moved at 4.50 s" in s.inner_text()) for s in shots]
+        assert flags == [False] * 3 + [True] * 5
+        assert all("review" in (s.get_attribute("class") or "") for s in shots[3:])
+        assert report.query_selector(".plot svg") is not None
+        imgs = report.query_selector_all("div.shot img")
+        assert imgs and all(report.evaluate("(i) => i.complete && i.naturalWidth > 0", i) for i in imgs)
+        assert errors == []
+    finally:
+        srv.stop()
