@@ -176,3 +176,23 @@ def test_two_resumes_at_once_queue_the_analysis_once(tmp_path: Path, monkeypatch
             assert c.get(f"/analyses/{job['id']}").json()["status"] == "done"
     finally:
         srv.stop()
+
+
+def test_requeue_of_a_failed_analysis_is_one_conditional_transition(tmp_path: Path) -> None:
+    """Only a failed analysis is queued again; the same transaction takes its lease under a new epoch, so the
+    failed run's worker is fenced out and no other server's take-over can slip in between."""
+    conn = db.connect(tmp_path / "x.db")
+    m = db.create_match(conn, name="m", game="russian71", table_spec="pyramid-12ft", players=["A", "B"])
+    a = db.create_analysis(conn, match_id=m.id, video="v.mp4", out_dir="o")
+    old = db.claim_analysis(conn, analysis_id=a.id, owner="h:1:a", now=100.0, lease_s=30.0)
+    assert old is not None
+    assert db.requeue_failed(conn, analysis_id=a.id, owner="h:2:b", now=101.0, lease_s=30.0, message="m") is None
+    db.update_analysis(conn, analysis_id=a.id, status=db.AnalysisStatus.FAILED, fence=old)
+    new = db.requeue_failed(conn, analysis_id=a.id, owner="h:2:b", now=102.0, lease_s=30.0, message="again")
+    assert new is not None and new.epoch == old.epoch + 1
+    r = row(tmp_path / "x.db", a.id)
+    assert (r["status"], r["owner"], r["message"]) == ("queued", "h:2:b", "again")
+    assert db.requeue_failed(conn, analysis_id=a.id, owner="h:3:c", now=103.0, lease_s=30.0, message="x") is None
+    assert db.claim_analysis(conn, analysis_id=a.id, owner="h:3:c", now=103.0, lease_s=30.0) is None  # leased
+    with pytest.raises(db.Fenced):
+        db.update_analysis(conn, analysis_id=a.id, message="the failed run's worker", fence=old)
