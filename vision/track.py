@@ -16,6 +16,7 @@ from rules.events import BALL_IDS
 from vision import kalman
 from vision.assign import Hypothesis, ambiguity, cost_matrix, solve
 from vision.bedgeom import seen_off_bed
+from vision.hands import in_hand
 from vision.hypotheses import class_cost, hypotheses
 from vision.identity import (
     COLOURED_ID,
@@ -414,16 +415,18 @@ class TrackSet:
         """A detection no track took: a ball back in play (spotted after a pot) or one never seen. Only once
         it has stayed put for `revive_frames` frames with no occluder next to it: a passing cue tip moves, and
         a bridge hand resting on the bed for seconds belongs to an arm, while a ball put down stays when the
-        hand has gone."""
+        hand has gone; nor while it is one of a hand's overlapping discs or in that hand's reach (vision.hands:
+        under a dim or warm light the arm's sleeve may be no foreground, so no occluder marks the hand)."""
         # nothing that reaches into a cushion is a ball at rest (a hand or a cue tip on the rail)
         free = [k for k in range(len(dets))
                 if k not in used and dets.confidence[k] >= 0.6 and not seen_off_bed(self.table, dets.xy_mm[k])]
+        held = in_hand(dets.xy_mm, self.R) if free else None  # by shape: a hand's discs, or in its reach
         pending: list[tuple[np.ndarray, int]] = []
         ready: list[int] = []
         for k in free:
             xy = dets.xy_mm[k]
             count = 1 + max((n for p, n in self._pending if np.hypot(*(p - xy)) < 5.0), default=0)
-            if occluded is not None and occluded(xy):
+            if (occluded is not None and occluded(xy)) or (held is not None and held[k]):
                 count = 0
             pending.append((xy.copy(), count))
             if count >= self.config.revive_frames or (count >= self.config.spot_frames and self._on_spot(xy)):
