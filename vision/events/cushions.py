@@ -69,15 +69,21 @@ class Boundary:
         return (self.closest(p)[0] + off).min(axis=-1)
 
 
-def _minima(hist: History, bound: Boundary, m: int, radius: float, s: EventSettings) -> np.ndarray:
+def _minima(
+    hist: History, bound: Boundary, m: int, radius: float, s: EventSettings, turned: bool = False
+) -> np.ndarray:
     """(B, S): ball b's sampled distance to nose segment k has a local minimum at counter m, near R.
 
     Per segment, not to the boundary as a whole: a ball driven into a corner meets both of its cushions
-    within a frame or two, and the distance to the nearer one hides the second approach."""
+    within a frame or two, and the distance to the nearer one hides the second approach. Between frames the
+    centre may come closer than the sample at m by about half the chord m-1 to m+1 (a ball running past);
+    `turned`: or by the larger leg to or from the nose (a ball there and back within a frame, `turn_touch`)."""
     xy, ok = hist.filled(m - 1, m + 1)
     d = bound.closest(np.nan_to_num(xy, nan=1e9))[0]  # (3, B, S)
-    step = np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0
-    near = d[1] <= radius + s.contact_gate_mm + step[:, None]
+    step = (np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0)[:, None]
+    if turned:
+        step = np.maximum(step, np.maximum(d[0], d[2]) - d[1])
+    near = d[1] <= radius + s.contact_gate_mm + step
     return np.asarray(ok[:, None] & near & (d[1] <= d[0]) & (d[1] < d[2]))
 
 
@@ -99,11 +105,35 @@ def touch_candidates(
     t_m = hist.time(m)
     if not any(rest.moving_at(b, t_m) for b in range(len(hist.ids))):
         return []  # no ball moving: none can pass the test below
-    hit = _minima(hist, bound, m, radius, s).any(axis=1)
+    hit = _minima(hist, bound, m, radius, s, turned=True).any(axis=1)
     return [int(b) for b in np.nonzero(hit)[0] if rest.moving_at(int(b), t_m)]
 
 
 def verify_touch(
+    hist: History,
+    rest: RestLookup,
+    bound: Boundary,
+    s: EventSettings,
+    ball: int,
+    m: int,
+    n_lo: int,
+    n_hi: int,
+    radius: float,
+    fps: float,
+) -> Touch | None:
+    """The ball's touch of the nose it comes closest to at counter m, or None: from fitted pieces, or when
+    they prove nothing from the normal velocity turned around between three samples (`turn_touch`)."""
+    near = bool(_minima(hist, bound, m, radius, s)[ball].any())  # else a candidate for `turn_touch` only
+    found = _fitted_touch(hist, rest, bound, s, ball, m, n_lo, n_hi, radius, fps) if near else None
+    if found is not None and found.confidence >= 0.5:
+        return found
+    turned = turn_touch(hist, bound, s, ball, m, radius)
+    if turned is not None and turned.confidence > (found.confidence if found is not None else 0.0):
+        return turned
+    return found
+
+
+def _fitted_touch(
     hist: History,
     rest: RestLookup,
     bound: Boundary,
@@ -307,3 +337,131 @@ def _pinned_touch(
     if b.v_out > -b.v_in + 3.0 * float(np.hypot(b.sigma_in, b.sigma_out)):
         return None  # left faster than it came: driven off, not bounced
     return b.t, b.z, dv
+
+
+def _segment_gap(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> float:
+    """Shortest distance between the segments a0-a1 and b0-b1 (2-D)."""
+
+    def point_seg(p: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> float:
+        d = q1 - q0
+        dd = float(np.dot(d, d))
+        f = 0.0 if dd <= 1e-12 else float(np.clip(np.dot(p - q0, d) / dd, 0.0, 1.0))
+        return float(np.hypot(*(p - q0 - f * d)))
+
+    da, db = a1 - a0, b1 - b0
+    den = float(da[0] * db[1] - da[1] * db[0])
+    if abs(den) > 1e-12:
+        r = b0 - a0
+        f, g = float(r[0] * db[1] - r[1] * db[0]) / den, float(r[0] * da[1] - r[1] * da[0]) / den
+        if 0.0 <= f <= 1.0 and 0.0 <= g <= 1.0:
+            return 0.0  # they cross
+    return min(point_seg(a0, b0, b1), point_seg(a1, b0, b1), point_seg(b0, a0, a1), point_seg(b1, a0, a1))
+
+
+def turn_touch(hist: History, bound: Boundary, s: EventSettings, ball: int, m: int, radius: float) -> Touch | None:
+    """A touch seen on three samples only: the ball runs at the nose between counters m-1 and m and is turned
+    back from it between m and m+1 (a ball struck a few centimetres off a cushion at 30 fps is there and
+    back within a frame, and often meets another ball a frame later: no line can be fitted to either side).
+
+    Along the normal at the closest point at m: the incoming leg (m-1 to m) runs at the nose by more than the
+    position noise (2 sigma), the second difference u[m-1] - 2 u[m] + u[m+1] (the normal velocity change
+    times a frame) exceeds kink_z sigma, and the nose lies within the incoming leg's run of the sample at m
+    (run straight on, the ball would be past it by m+1). Only an impulse changes the velocity by that much
+    within a frame (rolling friction and spin take tenths of a second), and only the nose or a ball on the
+    nose side of it gives an impulse away from the nose: no other ball within reach in that frame may lie
+    there. Its out leg may still point at the nose (there and back slower in one frame). Timed inside the
+    frame by equal speeds in and out."""
+    t, xy = hist.track(ball, m - 1, m + 1)
+    if len(t) != 3:
+        return None
+    dists, pts, par = bound.closest(xy[1])
+    segs = _minima(hist, bound, m, radius, s, turned=True)[ball]
+    i = int(np.argmin(np.where(segs, dists, np.inf))) if segs.any() else int(np.argmin(dists))
+    if dists[i] <= 1e-9:
+        return None
+    n = (xy[1] - pts[i]) / float(dists[i])  # into the bed
+    u = (xy - pts[i]) @ n - radius  # normal distance beyond touching, per sample
+    leg_in, leg_out = float(u[0] - u[1]), float(u[2] - u[1])
+    noise = noise_model(s)
+    dt_in, dt_out = float(t[1] - t[0]), float(t[2] - t[1])
+    sigma = max(noise(float(np.hypot(*(xy[1] - xy[0]))) / dt_in), noise(float(np.hypot(*(xy[2] - xy[1]))) / dt_out))
+    z = (leg_in + leg_out) / (sigma * np.sqrt(6.0))  # the second difference: three independent samples
+    if leg_in < 2.0 * np.sqrt(2.0) * sigma or z < s.kink_z:
+        return None  # not seen running at the nose, or no turn beyond the noise
+    if u[1] > leg_in + 2.0 * np.sqrt(2.0) * sigma:
+        return None  # the nose lies beyond a frame's run: something else turned it
+    apex = xy[1] - n * max(float(u[1]), 0.0)
+    reach = 2.0 * radius + 2.0 * np.sqrt(2.0) * sigma
+    k = hist.idx(m, m + 1)
+    oxy, ok = hist.xy[k], hist.valid[k].all(axis=0)
+    for other in np.nonzero(ok)[0]:
+        if other == ball:
+            continue
+        q0, q1 = oxy[0, other], oxy[1, other]
+        near = min(_segment_gap(xy[1], apex, q0, q1), _segment_gap(apex, xy[2], q0, q1))
+        if near <= reach and float(np.dot(q0 - xy[1], n)) < 2.0 * sigma:
+            return None  # a ball within reach that is not behind it (away from the nose) may have turned it
+    t_c = float(t[1]) + dt_out * float(np.clip(u[1] / max(u[1] + u[2], 1e-9), 0.0, 1.0))
+    dv = leg_in / dt_in + leg_out / dt_out
+    margin = float(u[1]) - leg_in  # the incoming leg run on for one more frame ends this far beyond the nose
+    conf, review = kink_confidence(float(z), dv, margin, s)
+    if conf <= 0.0:
+        return None
+    end = 0 if par[i] <= 1e-6 else 1 if par[i] >= 1 - 1e-6 else -1
+    jaw = bound.jaw.get((i, end)) if end >= 0 else None
+    line_in = fit_line(t[:2], xy[:2], noise)
+    line_out = fit_line(t[1:], xy[1:], noise)
+    if line_in is None or line_out is None:
+        return None
+    idc = float(hist.id_conf[m % hist.size, ball])
+    pieces = Pieces(line_in, line_out, 0.0, False)
+    return Touch(ball, t_c, bound.names[i], jaw, float(z), margin, conf * idc, review, pieces)
+
+
+# a centre this many noise sigmas beyond R from a nose on two samples in a row has left it (noise alone: about
+# one pair in half a million; one sample alone is ~1 in 700, too often among the dozen samples of a slow touch)
+_LEFT_Z = 3.0
+
+
+def left_nose(
+    hist: History, bound: Boundary, s: EventSettings, ball: int, cushion: str, t0: float, t1: float, radius: float
+) -> bool:
+    """Did the ball leave nose segment `cushion` between two touches of it at t0 and t1: do two samples in a
+    row strictly between lie farther than R + _LEFT_Z noise sigmas from it? A ball that touched a nose leaves
+    it along the normal and comes back only after another impulse (a ball, another nose); a slow ball
+    creeping away stays within the noise of the nose for several frames, and a second local minimum of its
+    sampled distance there is the same touch read again. True when the samples between are not held."""
+    lo, hi = min(t0, t1), max(t0, t1)
+    if lo < hist.time(hist.oldest):
+        return True
+    t, xy = hist.track(ball, hist.counter_at(lo) + 1, hist.counter_at(hi))
+    t, xy = t[(t > lo) & (t < hi)], xy[(t > lo) & (t < hi)]
+    if len(t) == 0:
+        return False
+    speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(t[-1] - t[0]), 1.0 / 240.0) if len(t) > 1 else 0.0
+    away = bound.closest(xy)[0][:, bound.names.index(cushion)] - radius > _LEFT_Z * noise_model(s)(speed)
+    return bool(np.any(away[:-1] & away[1:]))
+
+
+def same_touch(
+    hist: History,
+    bound: Boundary,
+    s: EventSettings,
+    tc: Touch,
+    t_prev: float,
+    kinks: list[float],
+    radius: float,
+) -> bool:
+    """Is `tc` the touch of the same ball and nose at t_prev read again? Yes within `refractory_s`; beyond it,
+    yes unless another impulse of the ball lies between them (`kinks`: its confident contacts and touches,
+    t_prev's own excluded) or the ball left the nose in between (`left_nose`)."""
+    gap = abs(tc.t - t_prev)
+    if gap < s.refractory_s:
+        return True
+    if not np.isfinite(t_prev) or gap > s.history_s:
+        return False
+    lo, hi = min(tc.t, t_prev), max(tc.t, t_prev)
+    tol = 1e-6
+    if any(lo + tol < k < hi - tol for k in kinks):
+        return False
+    return not left_nose(hist, bound, s, tc.ball, tc.cushion, lo, hi, radius)
