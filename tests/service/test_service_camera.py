@@ -108,3 +108,35 @@ def test_a_steady_camera_is_not_flagged(server: LiveServer, tmp_path: Path) -> N
         assert final["status"] == "done" and "degraded" not in final["message"], final
         assert not [d for d in c.get(f"/matches/{job['match_id']}/inputs").json() if d["type"] == "camera"]
         assert not any(camera_reasons(v) for v in c.get(f"/matches/{job['match_id']}/verdicts").json())
+
+
+class Crash(Exception):
+    pass
+
+
+def test_a_run_resumed_after_the_knock_keeps_it_and_flags_as_an_uninterrupted_one(tmp_path: Path) -> None:
+    """`analyze --resume` after a crash past the knock: the camera line comes back from the checkpoint (the view
+    is not judged again against the knocked picture), and verdicts.jsonl equals an uninterrupted run's."""
+    from service.pipeline.run import Hooks, analyze
+
+    clip = write_clip(tmp_path / "knocked.mp4", knock=True)
+    whole = tmp_path / "whole"
+    analyze(AnalyzeConfig(clip, whole, checkpoint_every_s=0.5, annotate=False), None, table_stages)
+    out = tmp_path / "resumed"
+
+    def crash(done: int, total: int, t: float) -> None:
+        if done == 240:  # past the knock's confirmation (6.5 s) and the checkpoint at the shot end 230
+            raise Crash
+
+    with pytest.raises(Crash):
+        analyze(AnalyzeConfig(clip, out, checkpoint_every_s=0.5, annotate=False), Hooks(on_progress=crash),
+                table_stages)
+    notes: list[str] = []
+    res = analyze(AnalyzeConfig(clip, out, checkpoint_every_s=0.5, annotate=False, resume=True),
+                  Hooks(on_note=notes.append), table_stages)
+    assert any(n.startswith("resuming at frame 231") for n in notes), notes
+    assert res.camera is not None and res.camera["t"] == pytest.approx(4.5)
+    assert not any(n.startswith("DEGRADED") for n in notes)  # said once, by the first run
+    assert (out / "verdicts.jsonl").read_text() == (whole / "verdicts.jsonl").read_text()
+    written = [json.loads(x) for x in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert [bool(camera_reasons(v)) for v in written] == [False] * 3 + [True] * 5
