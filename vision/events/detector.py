@@ -80,6 +80,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
         self._jump_memo: dict[tuple[int, int], bool] = {}  # decided jump verdicts of pending onsets
         self.last_stops: dict[int, Stop] = {}  # per ball: its last stop (a jump may be judged after it)
+        self.calls: dict[tuple[int, int], Event | None] = {}  # (ball, first counter): a lone start's disturbance
+        self.homes: dict[int, tuple[float, np.ndarray]] = {}  # per ball: its last would-be disturbance, and
+        # where it rested before it (or before the one it followed)
         self.stop_rec: dict[int, tuple[float, float]] = {}  # per ball: (stop time, start of the fitted approach)
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
         self.shot_anchors: dict[int, np.ndarray] = {}
@@ -280,6 +283,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         b = st.ball
         if self.jumps.get(b) != st.since or self.phase is not ShotPhase.IDLE or st.since < self.shot_t0 < np.inf:
             return
+        if self.pots.gone[b]:
+            return  # potted (a hanging ball that dropped, still seen in the pocket): it rests on no bed
         old = self.motion.anchor_at(b, st.since - 1.0 / self.fps)
         if old is None:
             return

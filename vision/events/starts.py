@@ -15,13 +15,14 @@ import numpy as np
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events.contacts import Contact, Window, verify_in
+from vision.events.disturb import SETTLE_WAIT_S, came_back, impulse_or_push
 from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.lines import LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop, track_jump
 from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_model
 from vision.events.shots import ShotPhase, choose_striker
-from vision.events.strokes import FOLLOW_GAIN, KICK_POST_S, RunFit, crept, run_fit
+from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 
 _RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 # Existence confidence of a stroke from rest (`start_confidence`): seen leaving its rest position with no
@@ -100,6 +101,8 @@ class StartLogic:
     kinks: dict[int, list[float]]
     analysed: int
     last_stops: dict[int, Stop]
+    calls: dict[tuple[int, int], Event | None]
+    homes: dict[int, tuple[float, np.ndarray]]
     W: int
 
     if TYPE_CHECKING:  # provided by the other mixins (before this one in no MRO: declared for the checker)
@@ -289,6 +292,24 @@ class StartLogic:
         if len(group) == 1 and not final and self._maybe_slow(group[0]) and not self._run(group[0], final)[0]:
             return False  # stroke or disturbance: wait for its run to tell
         striker = choose_striker(group)
+        self.calls = {k: v for k, v in self.calls.items() if k[1] >= self.hist.oldest}
+        key = (striker.ball, striker.n_first)
+        if len(group) == 1 and key not in self.calls:  # read once: the shot's phase may change while it waits
+            self.calls[key] = self._disturbance(striker)
+            if self.calls[key] is not None:
+                self._note_home(striker)
+        disturbed = self.calls.get(key)
+        if disturbed is not None:
+            homes = [striker.anchor, self.homes[striker.ball][1]]
+            back = came_back(self.hist, striker, homes, self.s, self.fps) or self._rests_home(striker, homes)
+            if not (final or back or self._settled(striker)):
+                return False  # a disturbance is a displacement: wait to see where the ball rests
+            if back:  # its centre came back onto its rest position: a cover shifted it, nothing moved
+                self.started[striker.ball] = -np.inf
+                return True
+            self.last_hit[striker.ball] = max(self.last_hit[striker.ball], striker.t)
+            self._emit(disturbed)
+            return True
         t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
         self.last_hit[striker.ball] = max(self.last_hit[striker.ball], t0)
         for o in group:
@@ -301,7 +322,8 @@ class StartLogic:
         """A slow start, soon after the ball came to rest, on along the way it was rolling, or back off the
         cushion nose it rolled into: a crawl that only looked still, so the ball is taken as moving all along."""
         t_stop, d = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2)))
-        if o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
+        # a stop after this start (its own, while it waits to be judged) is no stop it resumed from
+        if not 0.0 <= o.t - t_stop <= _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
             return False
         away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
         cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
@@ -370,23 +392,53 @@ class StartLogic:
         self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)
         return c.confidence >= 0.5
 
-    def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
+    def _note_home(self, o: Onset) -> None:
+        """Where the ball rested before a would-be disturbance: its rest anchor, or, when it follows another
+        one of the same ball within `SETTLE_WAIT_S` (a covered centre drifts off, seems to stop, then drifts
+        back: two slow starts), the rest position before the first of them."""
+        t_prev, home = self.homes.get(o.ball, (-np.inf, o.anchor))
+        self.homes[o.ball] = (o.t, home if o.t - t_prev <= SETTLE_WAIT_S else o.anchor)
+
+    def _settled(self, o: Onset) -> bool:
+        """Has the ball of a would-be disturbance had time to show where it rests: gone, or `SETTLE_WAIT_S`
+        after its start (a centre shifted under a cover may seem to rest off its place until it is uncovered)?"""
+        if self.motion.status(o.ball) is Motion.GONE:
+            return True
+        return self.hist.time(self.hist.newest) - o.t >= SETTLE_WAIT_S
+
+    def _rests_home(self, o: Onset, homes: list[np.ndarray]) -> bool:
+        """Is the ball at rest again no farther than `onset_mm` (the least move the motion tracker calls a
+        start) from where it rested before: then nothing was displaced."""
+        anchor = self.motion.anchor(o.ball)
+        return anchor is not None and min(float(np.hypot(*(anchor - h))) for h in homes) <= self.s.onset_mm
+
+    def _disturbance(self, o: Onset) -> Event | None:
+        """The ball_disturbed of a lone uncaused start slower than a stroke (judged on its run when it may be
+        slow), or None when the start is a stroke."""
         s, b = self.s, o.ball
         running = self.phase is ShotPhase.RUNNING
+        fit = self._run(o, True)[1] if self._maybe_slow(o) else None
+        if fit is not None:
+            disturbed, conf, extra = impulse_or_push(fit, self._stroke_floor(), s)
+            if not disturbed:
+                return None
+            info = {"speed_mm_s": round(fit.v, 1), "during_shot": running, **extra}
+            return Event(EventType.BALL_DISTURBED, fit.t_s, 0, conf, ball=self.ids[b], extra=info)
+        if o.speed < self._stroke_floor():
+            info = {"speed_mm_s": round(o.speed, 1), "during_shot": running}
+            return Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info)
+        return None
+
+    def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
+        s, b = self.s, o.ball
         # the stroke's speed: the group's momentum (equal masses), as a touching ball takes the stroke at once
         speed = float(np.hypot(*sum((g.fit.v for g in group), np.zeros(2)))) if len(group) > 1 else o.speed
         fit = self._run(o, True)[1] if len(group) == 1 and self._maybe_slow(o) else None
-        call = _impulse_or_push(fit, self._stroke_floor(), s) if fit is not None else None
-        if call is not None:
-            disturbed, conf, extra = call
-            speed = fit.v if fit is not None else speed
-            if disturbed:
-                info = {"speed_mm_s": round(speed, 1), "during_shot": running, **extra}
-                self._emit(Event(EventType.BALL_DISTURBED, fit.t_s if fit is not None else o.t, 0, conf,
-                                 ball=self.ids[b], extra=info))
-                return
-        elif speed < self._stroke_floor():
-            info = {"speed_mm_s": round(o.speed, 1), "during_shot": running}
+        call = impulse_or_push(fit, self._stroke_floor(), s) if fit is not None else None
+        if call is not None and fit is not None:
+            speed = fit.v
+        elif len(group) > 1 and speed < self._stroke_floor():  # a lone one was judged in `_judge_group`
+            info = {"speed_mm_s": round(o.speed, 1), "during_shot": self.phase is ShotPhase.RUNNING}
             self._emit(Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info))
             return
         anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, o.t)) is not None}
@@ -407,27 +459,3 @@ class StartLogic:
         gap, obj = min(near)
         self.pushes.append((ev, o, {"object": obj, "gap": gap, "anchor": anchors[obj]}, t0 + s.push_window_s))
 
-
-def _impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, float, dict[str, Any]]:
-    """Stroke or disturbance from a start's run: (disturbed, confidence, extra). A stroke is an impulse at
-    or above the stroke speed `floor`; a run that sped up beyond what follow spin gives (`FOLLOW_GAIN`) was
-    pushed, whatever its speed; a call within `push_z` standard errors of either line is flagged for review."""
-    extra: dict[str, Any] = {"speed_sigma_mm_s": round(fit.sigma_v, 1)}
-    excess = fit.gain - (FOLLOW_GAIN - 1.0) * max(fit.v, 0.0)  # speed-up beyond what a stroke can give
-    z_push = excess / max(fit.sigma_gain, 1e-9)
-    pushed = z_push >= s.kink_z and excess >= s.kink_min_mm_s
-    z_speed = (fit.v - floor) / max(fit.sigma_v, 1e-9)
-    disturbed = pushed or z_speed < 0
-    if pushed:
-        extra["accelerating"] = True
-        extra["speed_gain_mm_s"] = round(fit.gain, 1)
-    why = []
-    if abs(z_speed) < s.push_z and not pushed:
-        why.append(f"launch speed {fit.v:.0f} +- {fit.sigma_v:.0f} mm/s against the stroke speed {floor:.0f} mm/s")
-    if not pushed and s.kink_z_review <= z_push and excess >= s.kink_min_mm_s:
-        why.append(f"the run sped up by {fit.gain:.0f} mm/s: a push?")
-    if why:
-        extra["review"] = True
-        extra["why"] = "; ".join(why)
-    conf = 0.9 if not why else 0.6
-    return disturbed, conf, extra

@@ -1,0 +1,74 @@
+"""Disturbance or not: a ball at rest that moves with no stroke and no collision (1.17), read off its run and
+off where it rests after it.
+
+A slow start with no cause is a disturbance only if the ball was displaced. A hand, a sleeve or the cue over a
+resting ball shifts its tracked centre a few mm while it covers it (the tracker sees part of the ball, or the
+occluder's edge), and the centre comes back when it leaves: that start moved nothing (`came_back`). A real
+disturbance leaves the ball elsewhere: no friction and no cloth bring a rolling ball back onto the spot it
+left, only a collision or a cushion, and either would be the start's cause.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from vision.events.history import History
+from vision.events.motion import Onset
+from vision.events.settings import EventSettings, frames
+from vision.events.strokes import FOLLOW_GAIN, RunFit
+
+# How long a slow start with no cause waits to show where its ball rests: a ball below the stroke speed
+# between shots (100 mm/s) stops within ~1 s at the cloth's rolling deceleration (~100 mm/s^2), a push of
+# 50 mm/s in ~0.5 s; an occluder passing over a ball uncovers it within that time in the cases seen (the cue
+# withdrawn, a hand passing). Past it the start is judged on its run alone, as before this reading existed.
+SETTLE_WAIT_S = 1.0
+
+
+def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings, fps: float) -> bool:
+    """Did the ball's centre come back onto a rest position it had (`homes`: its anchor before the start, or
+    before the slow start this one followed) after the start and sit there: every sample of a run of half a
+    rest window (at least three samples) within `rest_radius_mm` of it? A ball that left by more than
+    `onset_mm` is not found back within the rest radius, still, unless something sent it back; with no cause
+    of its start, nothing did: its centre only wobbled under a cover."""
+    t, xy = hist.track(o.ball, o.n_first, hist.newest)
+    if len(t) == 0:
+        return False
+    need = frames(0.5 * s.rest_window_s, fps, 3)
+    home = np.min([np.hypot(*(xy - h).T) for h in homes], axis=0) <= s.rest_radius_mm
+    run = 0
+    for k in range(len(t)):
+        if not home[k]:
+            run = 0
+            continue
+        seen = k > 0 and float(t[k] - t[k - 1]) <= s.start_seen_s + 1e-9  # a run seen, not bridged over a gap
+        run = run + 1 if seen and run > 0 else 1
+        if run >= need:
+            return True
+    return False
+
+
+def impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, float, dict[str, Any]]:
+    """Stroke or disturbance from a start's run: (disturbed, confidence, extra). A stroke is an impulse at
+    or above the stroke speed `floor`; a run that sped up beyond what follow spin gives (`FOLLOW_GAIN`) was
+    pushed, whatever its speed; a call within `push_z` standard errors of either line is flagged for review."""
+    extra: dict[str, Any] = {"speed_sigma_mm_s": round(fit.sigma_v, 1)}
+    excess = fit.gain - (FOLLOW_GAIN - 1.0) * max(fit.v, 0.0)  # speed-up beyond what a stroke can give
+    z_push = excess / max(fit.sigma_gain, 1e-9)
+    pushed = z_push >= s.kink_z and excess >= s.kink_min_mm_s
+    z_speed = (fit.v - floor) / max(fit.sigma_v, 1e-9)
+    disturbed = pushed or z_speed < 0
+    if pushed:
+        extra["accelerating"] = True
+        extra["speed_gain_mm_s"] = round(fit.gain, 1)
+    why = []
+    if abs(z_speed) < s.push_z and not pushed:
+        why.append(f"launch speed {fit.v:.0f} +- {fit.sigma_v:.0f} mm/s against the stroke speed {floor:.0f} mm/s")
+    if not pushed and s.kink_z_review <= z_push and excess >= s.kink_min_mm_s:
+        why.append(f"the run sped up by {fit.gain:.0f} mm/s: a push?")
+    if why:
+        extra["review"] = True
+        extra["why"] = "; ".join(why)
+    conf = 0.9 if not why else 0.6
+    return disturbed, conf, extra
