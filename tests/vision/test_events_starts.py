@@ -168,3 +168,27 @@ def test_a_ball_covered_and_found_at_rest_a_little_away_was_moved(fps: float, mo
         assert events[0].extra["moved_mm"] == pytest.approx(float(np.hypot(*moved)), abs=2.0)
     else:
         assert events == []
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_covered_ball_whose_centre_comes_back_onto_its_spot_was_not_moved(fps: float) -> None:
+    # a hand beside the ball merges with it in the image: its tracked centre is hidden for 0.2 s, then seen
+    # at rest 11 mm off (the hand's blob pulling it) for 0.4 s, then back on its spot once the hand has gone.
+    # Nothing was displaced: no ball_disturbed (before: 'moved' was called the moment it seemed to rest off)
+    hid, off, back = int(0.2 * fps), int(0.4 * fps), int(1.5 * fps)
+    after = np.concatenate([np.tile(REST + np.array((9.0, 6.0)), (hid + off, 1)), np.tile(REST, (back, 1))])
+    state = np.full(len(after), BallState.STATIONARY)
+    state[:hid] = BallState.HIDDEN
+    assert _still_then(fps, after, state) == []
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_covered_ball_found_off_its_spot_is_called_once_it_stays_there(fps: float) -> None:
+    # the same cover, but the ball stays 11 mm off: moved (1.17, for review), dated when it was seen again
+    hid, off = int(0.2 * fps), int(2.0 * fps)
+    after = np.tile(REST + np.array((9.0, 6.0)), (hid + off, 1))
+    state = np.full(len(after), BallState.STATIONARY)
+    state[:hid] = BallState.HIDDEN
+    events = _still_then(fps, after, state)
+    assert [e.type for e in events] == [EventType.BALL_DISTURBED]
+    assert 1.0 <= events[0].t <= 1.2 + 1.5 / fps and events[0].extra["unseen"] is True

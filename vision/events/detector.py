@@ -17,6 +17,7 @@ from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
 from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touch
+from vision.events.disturb import SETTLE_WAIT_S
 from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop
@@ -62,10 +63,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.out: list[Event] = []
         self.last_pair: dict[tuple[int, int], float] = {}
         self.last_touch: dict[tuple[int, str], float] = {}
-        self.weak: dict[tuple[int, Any], Event] = {}
-        self.stop_dir: dict[
-            int, tuple[float, np.ndarray]
-        ] = {}  # per ball: (stop time, last way rolled)  # held review events a confident one may replace
+        self.weak: dict[tuple[int, Any], Event] = {}  # held review events a confident one may replace
+        # per ball: (stop time, last way rolled, when that run began)
+        self.stop_dir: dict[int, tuple[float, np.ndarray, float]] = {}
         self.note4: list[Crossing] = []  # far middle-jaw bounces awaiting judgement
         self.crossed: list[Event] = []  # recent crossings by the centre
         self.kinks: dict[int, list[float]] = {}  # recent contact / touch times per ball (line smoothing)
@@ -80,6 +80,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
         self._jump_memo: dict[tuple[int, int], bool] = {}  # decided jump verdicts of pending onsets
         self.last_stops: dict[int, Stop] = {}  # per ball: its last stop (a jump may be judged after it)
+        # balls found at rest elsewhere after a jump, to judge, with where they rested before (`_moved_unseen`)
+        self.moved: list[tuple[Stop, np.ndarray]] = []
+        self.moved_home: dict[int, tuple[float, np.ndarray]] = {}  # per ball: last such rest, the home before
         self.calls: dict[tuple[int, int], Event | None] = {}  # (ball, first counter): a lone start's disturbance
         self.homes: dict[int, tuple[float, np.ndarray]] = {}  # per ball: its last would-be disturbance, and
         # where it rested before it (or before the one it followed)
@@ -106,6 +109,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.analysed += 1
             self._analyse(self.analysed, self.analysed + 1 + self.D)
         self._resolve_onsets(n, final=False)
+        self._settle_moved(final=False)
         self._note4(final=False)
         self._finish_pushes(final=False)
         self._check_end(final=False)
@@ -118,6 +122,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.analysed += 1
             self._analyse(self.analysed, n)
         self._resolve_onsets(n, final=True)
+        self._settle_moved(final=True)
         self._note4(final=True)
         self._finish_pushes(final=True)
         self._check_end(final=True)
@@ -267,7 +272,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         # the way it was rolling when it stopped; a stop after a few mm (a crawl's own onset and stop while
         # that onset is judged) tells no way and keeps the one before
         if self.phase is ShotPhase.RUNNING and float(np.hypot(*way)) > self.s.rest_radius_mm:
-            self.stop_dir[st.ball] = (t_stop, way)
+            self.stop_dir[st.ball] = (t_stop, way, st.since)
         self.last_stops[st.ball] = st
         self._moved_unseen(st)
         self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
@@ -295,10 +300,43 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             a = self.motion.anchor(x)
             if x != b and a is not None and float(np.hypot(*(a - old))) <= 2 * self.R:
                 return  # another ball rests where this one was: an identity swap, not a move
-        speed = moved / max(st.t - st.since, 1.0 / self.fps)  # its mean speed from rest to rest
-        info = {"speed_mm_s": round(speed, 1), "during_shot": False, "moved_mm": round(moved, 1), "unseen": True,
-                "review": True, "why": f"found at rest {moved:.0f} mm from its rest position, no rolling seen"}
-        self._emit(Event(EventType.BALL_DISTURBED, st.since, 0, _MOVED_CONF, ball=self.ids[b], extra=info))
+        # a centre pulled off by a cover jumps back when uncovered: the rest before the first jump is its home
+        t_prev, home = self.moved_home.get(b, (-np.inf, old))
+        home = home if st.since - t_prev <= SETTLE_WAIT_S else old
+        self.moved_home[b] = (st.t, home)
+        self.moved.append((st, np.stack([old, home])))  # judged once it has shown where it stays (`_settle_moved`)
+
+    def _settle_moved(self, final: bool) -> None:
+        """A ball found at rest elsewhere after a jump (`_moved_unseen`) is judged `SETTLE_WAIT_S` after the jump
+        (sooner when gone): a hand or arm beside a ball merges with it in the image and shifts its centre, which
+        may rest off its place while they touch and come back when they part. No event when its centre came back
+        onto where it rested (before this jump or the one before it, within `SETTLE_WAIT_S`), or it now rests
+        within `onset_mm` of either; else moved as far as it now rests."""
+        keep = []
+        for st, homes in self.moved:
+            b = st.ball
+            gone = self.motion.status(b) is Motion.GONE or bool(self.pots.gone[b])
+            if not (final or gone or self.now - st.since >= SETTLE_WAIT_S):
+                keep.append((st, homes))
+                continue
+            if gone:
+                continue
+            t, xy = self.hist.track(b, self.hist.counter_at(st.since) + 1, self.hist.newest)
+            need = frames(0.5 * self.s.rest_window_s, self.fps, 3)
+            off = np.min(np.linalg.norm(xy[:, None, :] - homes[None, :, :], axis=2), axis=1) if len(t) else []
+            home = np.asarray(off) <= self.s.rest_radius_mm
+            if len(t) >= need and bool(np.any(np.convolve(home, np.ones(need), "valid") >= need)):
+                continue  # back on its spot
+            now = self.motion.anchor(b)
+            rest = now if now is not None else st.anchor
+            moved = float(np.min(np.hypot(*(rest - homes).T)))
+            if not self.s.onset_mm < moved <= _HAND_REACH_MM:
+                continue
+            speed = moved / max(st.t - st.since, 1.0 / self.fps)  # its mean speed from rest to rest
+            info = {"speed_mm_s": round(speed, 1), "during_shot": False, "moved_mm": round(moved, 1), "unseen": True,
+                    "review": True, "why": f"found at rest {moved:.0f} mm from its rest position, no rolling seen"}
+            self._emit(Event(EventType.BALL_DISTURBED, st.since, 0, _MOVED_CONF, ball=self.ids[b], extra=info))
+        self.moved = keep
 
     def _note_emitted(self, ev: Event) -> None:
         if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:

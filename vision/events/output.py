@@ -14,7 +14,7 @@ import numpy as np
 
 from rules.events import Event, EventType
 from vision.events.history import History
-from vision.events.motion import Onset
+from vision.events.motion import Onset, Stop
 from vision.events.settings import EventSettings
 
 _TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
@@ -32,6 +32,7 @@ class OutputLogic:
     first_hit_t: float
     onsets: list[tuple[Onset, int]]
     pushes: list[tuple[Event, Onset, dict[str, Any], float]]
+    moved: list[tuple[Stop, np.ndarray]]
 
     def _note_emitted(self, ev: Event) -> None:
         """Hook for the detector: bookkeeping of an emitted event."""
@@ -81,6 +82,7 @@ class OutputLogic:
         mark = np.inf if final else self.now - self.s.emit_hold_s
         if not final:
             pending = [o.t for o, _ in self.onsets] + [o.t for _, o, _, _ in self.pushes]
+            pending += [st.since for st, _ in self.moved]  # found elsewhere after a jump: judged later
             if pending:
                 mark = min(mark, min(pending) - 1e-6)
         self._order_clusters()

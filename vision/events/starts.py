@@ -95,7 +95,7 @@ class StartLogic:
     hit_from: dict[tuple[int, int], float]
     jumps: dict[int, float]
     _jump_memo: dict[tuple[int, int], bool]
-    stop_dir: dict[int, tuple[float, np.ndarray]]
+    stop_dir: dict[int, tuple[float, np.ndarray, float]]  # per ball: stop time, way, start of that run
     shot_t0: float
     shot_anchors: dict[int, np.ndarray]
     kinks: dict[int, list[float]]
@@ -321,9 +321,10 @@ class StartLogic:
     def _resumed(self, o: Onset) -> bool:
         """A slow start, soon after the ball came to rest, on along the way it was rolling, or back off the
         cushion nose it rolled into: a crawl that only looked still, so the ball is taken as moving all along."""
-        t_stop, d = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2)))
-        # a stop after this start (its own, while it waits to be judged) is no stop it resumed from
-        if not 0.0 <= o.t - t_stop <= _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
+        t_stop, d, since = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2), -np.inf))
+        # the stop of a run that began with this start (its own, while it waits to be judged) is no stop it
+        # resumed from; a stop's fitted time may fall a little after the start of a crawl that went on
+        if since >= o.t - 1.0 / self.fps or o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
             return False
         away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
         cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
