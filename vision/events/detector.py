@@ -161,8 +161,13 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             extra["margin_mm"] = round(c.margin_mm, 2)
         if c.review:
             extra["review"] = True
-        if c.pieces[0].at_rest_before and c.pieces[1].at_rest_before:
-            extra["cluster"] = True  # both at rest: an impulse passed on through touching balls
+        pa, pb = c.pieces
+        if pa.at_rest_before and pb.at_rest_before and (
+            float(np.hypot(*(pa.pre.p0 - pb.pre.p0))) - 2 * self.R <= self.s.frozen_tol_mm
+        ):
+            # both at rest, touching: an impulse passed on through touching balls (two at rest apart met
+            # within the frame of a stroke: an ordinary hit)
+            extra["cluster"] = True
         ev = Event(
             EventType.BALL_CONTACT, c.t, 0, float(round(c.confidence, 4)), balls=(self.ids[a], self.ids[b]), extra=extra
         )

@@ -384,7 +384,9 @@ class StartLogic:
             # two balls at rest: an impulse passed on, no earlier than the hit that brought it
             w = 2 * self.s.cause_window_s
             t_src = [float(self.last_hit[a])] if abs(self.last_hit[a] - o.t) <= w else []
-            t_src = t_src or ([float(self.started[a])] if abs(self.started[a] - o.t) <= w else [])
+            # a ball seen to start after the one it set moving was at rest when the impulse passed through
+            # it (a pushed ball's follow spin holds it a few frames): its own start dates nothing
+            t_src = t_src or ([float(self.started[a])] if 0.0 <= o.t - self.started[a] <= w else [])
             if t_src and c.t < min(t_src):
                 c = replace(c, t=min(t_src))
         if c is None or not self._contact(c):
