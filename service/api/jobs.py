@@ -425,6 +425,8 @@ class JobRunner:
         msg = "; ".join(n for n in result.notes[-3:] if n not in resumed) or "done"
         if result.read.error:
             msg = f"partly analysed: the video could be read only up to an error ({result.read.error})"
+        if result.read.damaged and not result.read.error:
+            msg = f"damaged video, analysed past the damage: {'; '.join(result.read.damaged)}; {msg}"
         if result.camera is not None:
             msg = f"degraded: {result.camera.get('why')}; the verdicts from then on are flagged for review; {msg}"
         if resumed_run:

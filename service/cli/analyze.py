@@ -205,4 +205,4 @@ def run(args: argparse.Namespace) -> int:
     if result.camera is not None:  # a degraded analysis: said again at the end, and in the exit code
         print(f"DEGRADED: the camera moved at {result.camera['t']:.2f} s; every verdict from then on is flagged for "
               "review", file=sys.stderr)
-    return 0 if result.read.complete and result.camera is None else 1
+    return 0 if result.read.complete and not result.read.damaged and result.camera is None else 1

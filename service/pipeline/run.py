@@ -422,6 +422,8 @@ def analyze(
         run.close_outputs()
     if status.error:
         run.note(f"the video could not be read to the end: {status.error}; analysed up to {last_t:.2f} s")
+    for d in status.damaged:  # frames it held are missing; the timing monitor counts them as dropped
+        run.note(f"the video is damaged: {d}")
     if timing.dropped or timing.duplicates:
         run.note(timing.summary())
     if start_frame >= 0 and not stopped_early:
@@ -482,6 +484,7 @@ def _finish(run: _Run, cfg: AnalyzeConfig, meta: ReadStatus, status: ReadStatus,
         "declared_frames": meta.declared_frames,
         "frames_analysed_this_run": frames_done,
         "read_error": status.error,
+        "damaged": status.damaged,
         "timing": timing.to_dict(),
         "notes": run.notes,
         "judge_error": run.judge_error,

@@ -10,7 +10,7 @@ joins without re-encoding, so an interrupted run can resume without rewriting wh
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -19,6 +19,10 @@ import numpy as np
 
 from service.pipeline.truncation import cut_short
 from vision.source import yuv_frame
+
+# A gap of more than 1.5 frame periods is missing frames (as service.pipeline.timing counts drops).
+GAP_PERIODS = 1.5
+DECODER_DELAY = 16  # frames an H.264 decoder may hold back (its reference picture buffer)
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,9 @@ class ReadStatus:
     declared_frames: int = 0  # from the container, 0 when unknown
     frames_read: int = 0
     error: str | None = None  # set when decoding stopped before the end of the stream
+    # Damaged stretches the decoder got past (packets it refused, then frames again): "n packet(s) between
+    # t1 s and t2 s: <error>"; their frames are missing, a gap in the timestamps like dropped frames.
+    damaged: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -67,7 +74,9 @@ def is_i420(image: np.ndarray) -> bool:
 def read_frames(
     path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0, i420: bool = False
 ) -> Iterator[Frame]:
-    """Decode `path` frame by frame from `start_frame`; on a decode error stop and record it in `status`.
+    """Decode `path` frame by frame from `start_frame`. A packet that does not decode is skipped and the
+    stretch recorded in `status.damaged` when frames decode after it; when none do, reading stops there and
+    `status.error` says so.
 
     `threads=1` pins the decoder to one core (speed benchmark); 0 lets FFmpeg choose. `i420=True` hands
     out the decoder's planar YUV 4:2:0 without a colour conversion when the stream has it (vision reads
@@ -101,9 +110,25 @@ def read_frames(
             except av.error.FFmpegError:
                 container.seek(0)
         index, last_t, gap, last_dur = -1, None, 0.0, 0.0
-        try:
-            for frame in container.decode(stream):
+        bad, bad_exc, after_bad = 0, "", 0  # packets refused, and frames out of the decoder since
+        for packet in container.demux(stream):
+            try:
+                frames = packet.decode()
+            except (av.error.FFmpegError, ValueError, OSError) as exc:
+                # A damaged packet (a bad sector, a glitch in a copy): skip it; the decoder resumes at the next
+                # picture it can decode. Only when nothing new decodes after it does the reading stop there.
+                bad, bad_exc, after_bad = bad + 1, str(exc), 0
+                continue
+            for frame in frames:
                 t = float(frame.pts * tb) if frame.pts is not None else (index + 1) / float(rate)
+                if bad:
+                    # Decoding went on past the damage: a frame after a gap in time, or more frames than a
+                    # decoder holds back (16 reference pictures) - not just the ones it had buffered before it.
+                    after_bad += 1
+                    if (last_t is not None and t - last_t > GAP_PERIODS / float(rate)) or after_bad > DECODER_DELAY:
+                        status.damaged.append(f"{bad} damaged packet(s) could not be decoded; decoding went on at "
+                                              f"{t:.2f} s ({bad_exc}): the frames they held are missing")
+                        bad = 0
                 gap, last_t = (t - last_t if last_t is not None else 0.0), t
                 last_dur = float(frame.duration * tb) if frame.duration else 0.0
                 index = round(t * float(rate)) if start_frame > 0 and frame.pts is not None else index + 1
@@ -115,8 +140,8 @@ def read_frames(
                     yield Frame(index, t, yuv_frame(frame))
                 else:
                     yield Frame(index, t, frame.to_ndarray(format="bgr24"))
-        except (av.error.FFmpegError, ValueError, OSError) as exc:
-            status.error = f"decoding stopped after frame {index}: {exc}"
+        if bad:  # damaged to the end: nothing decoded after it
+            status.error = f"decoding stopped after frame {index}: {bad_exc}"
             return
         if last_t is not None:  # decoded to the end without an error: was the file cut short anyway?
             why = cut_short(path, container, stream, last_t, gap, status.fps, last_dur)

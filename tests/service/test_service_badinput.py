@@ -131,6 +131,27 @@ def test_video_damaged_part_way_is_analysed_up_to_there_and_says_so(client: http
     assert client.get(job["report_url"]).status_code == 200
 
 
+def test_a_damaged_stretch_mid_video_is_skipped_and_the_rest_analysed(client: httpx.Client, tmp_path: Path) -> None:
+    """A stretch of zeros inside the media data (a bad sector, a glitch in a copy) with good data after it: the
+    packets there are skipped and the analysis goes on to the end, saying so (before: it stopped at the damage,
+    losing the rest of the match as if the file ended there)."""
+    src = write_video(tmp_path / "long.mp4", 240)
+    b = bytearray(src.read_bytes())
+    start, end = b.find(b"mdat") + 4, b.find(b"moov") - 4
+    a, z = start + int((end - start) * 0.45), start + int((end - start) * 0.55)
+    b[a:z] = bytes(z - a)
+    video = tmp_path / "glitch.mp4"
+    video.write_bytes(bytes(b))
+    job = wait_job(client, client.post("/analyses", json={"video_path": str(video)}).json())
+    assert job["status"] == "done" and job["message"].startswith("damaged video, analysed past the damage"), job
+    assert "partly analysed" not in job["message"]
+    ends = [e["data"]["t"] for e in client.get(f"/matches/{job['match_id']}/events").json()
+            if e["type"] == "shot_end"]
+    # the scripted shots end every 40 decoded frames; the damage starts near frame 108 (3.6 s of 8 s)
+    assert len(ends) >= 5 and ends[-1] > 7.0, ends
+    assert "Damaged video" in client.get(job["report_url"]).text
+
+
 # Malformed referee inputs: the API and `pyramid-monitor judge` refuse each with the same words (one validation,
 # rules.inputs).
 BAD_INPUTS = [
