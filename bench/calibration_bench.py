@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -19,14 +20,15 @@ from calibration.camera import CameraModel
 from calibration.result import SPOT_NAMES, CalibrationError
 from calibration.table import Table
 from synthetic.render import default_camera, get_style, render_frame
+from synthetic.render.style import STYLES, RenderStyle
 from synthetic.world import Capsule
 
 
 def make_case(
-    table: Table, seed: int, width: int = 1920, height: int = 1080, style: str = "default", arm: bool = True,
-    n_balls: int = 10,
+    table: Table, seed: int, width: int = 1920, height: int = 1080, style: str | RenderStyle = "default",
+    arm: bool = True, n_balls: int = 10,
 ) -> tuple[CameraModel, np.ndarray]:
-    """The true camera and one rendered frame for a seed."""
+    """The true camera and one rendered frame for a seed (style: a preset's name or a RenderStyle)."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0xCA11B]))
     cam = default_camera(table, width, height, seed)
     r = table.ball_radius
@@ -45,7 +47,8 @@ def make_case(
             Capsule((x0 + 120.0, sy * (table.half_width + 450.0), 420.0), hand, 45.0, (120, 150, 200)),
             Capsule(hand, (x0 + 900.0, sy * (table.half_width - 380.0), 60.0), 9.0, (60, 130, 180)),
         ]
-    img = render_frame(table, cam, pos, get_style(style), seed=seed, occluders=occ)
+    look = get_style(style) if isinstance(style, str) else style
+    img = render_frame(table, cam, pos, look, seed=seed, occluders=occ)
     return cam, img
 
 
@@ -64,6 +67,23 @@ def errors_mm(table: Table, true_cam: CameraModel, corners_px: np.ndarray, spots
     return c, s
 
 
+# Looks the renderer has no preset for, built here: other cloths than its green, blue and red
+EXTRA_LOOKS: dict[str, RenderStyle] = {
+    "grey-cloth": RenderStyle(cloth_bgr=(105, 105, 100)),
+    "dim-red": replace(STYLES["dim"], cloth_bgr=(40, 36, 150)),
+}
+
+
+def look_of(name: str) -> RenderStyle:
+    """A renderer preset or one of EXTRA_LOOKS."""
+    return EXTRA_LOOKS[name] if name in EXTRA_LOOKS else get_style(name)
+
+
+def all_looks() -> list[str]:
+    """Every renderer preset (but "clean", default's geometry without noise) and the extra looks."""
+    return [s for s in STYLES if s != "clean"] + list(EXTRA_LOOKS)
+
+
 def run(n: int = 8, seed: int = 0, table_spec: str = "pyramid-12ft", style: str = "default", width: int = 1920,
         height: int = 1080, arm: bool = True) -> dict[str, Any]:
     """Calibrate n rendered frames (seeds seed..seed+n-1); print a table and return the figures."""
@@ -79,7 +99,7 @@ def run(n: int = 8, seed: int = 0, table_spec: str = "pyramid-12ft", style: str 
     print(f"{'seed':>5} {'corner RMS mm':>14} {'corner max':>11} {'spot RMS mm':>12} {'resid mm':>9} {'time s':>7}")
     for k in range(n):
         s = seed + k
-        cam, img = make_case(table, s, width, height, style, arm)
+        cam, img = make_case(table, s, width, height, look_of(style), arm)
         t0 = time.perf_counter()
         try:
             cal = calibrate_image(img, table, table_spec)
@@ -122,7 +142,15 @@ if __name__ == "__main__":
     ap.add_argument("-n", type=int, default=8)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--table", default="pyramid-12ft")
-    ap.add_argument("--style", default="default")
+    ap.add_argument("--style", default="default",
+                    help=f"a look: {', '.join(all_looks())}; 'all' runs each and prints a summary")
     ap.add_argument("--no-arm", action="store_true")
     a = ap.parse_args()
-    run(a.n, a.seed, a.table, a.style, arm=not a.no_arm)
+    if a.style != "all":
+        run(a.n, a.seed, a.table, a.style, arm=not a.no_arm)
+    else:
+        rows = {look: run(a.n, a.seed, a.table, look, arm=not a.no_arm) for look in all_looks()}
+        print(f"\n{'look':>13} {'failed':>7} {'corner RMS':>11} {'corner max':>11} {'spot RMS':>9} {'s/calib':>8}")
+        for look, r in rows.items():
+            print(f"{look:>13} {r['failures']:>4}/{r['frames']:<2} {r['corner_rms_mm']:>11.2f} "
+                  f"{r['corner_max_mm']:>11.2f} {r['spot_rms_mm']:>9.2f} {r['seconds_per_calibration']:>8.2f}")

@@ -19,27 +19,17 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.detect import NOT_FOUND, SideEdges, check_image, find_cloth, side_edges, to_lab
-from calibration.fit import SIDE_OF_CORNERS, SIDE_ORDER, Observations, flip_180, init_from_corners, refine
+from calibration.fit import SIDE_OF_CORNERS, SIDE_ORDER, Observations, flip_180, init_from_sides, refine
 from calibration.markings import dark_pockets, find_spots, line_points, middle_mouths_mm
 from calibration.result import Calibration, CalibrationError, CalibrationMethod, Quality, build_calibration
 from calibration.table import Table, TableSpec
 
+OUTLINE_SLACK_MM = 60.0  # a side of the cloth outline extended over a pocket's chamfer strays this far
 MAX_RMS_MM = 6.0  # above this the spec does not describe the table in view
 MAX_TILT_DEG = 30.0  # an overhead camera; a spec of the wrong shape needs a steep, implausible view
 MIN_SIDE_FRACTION = 0.2  # share of a side's profiles that must land on its nose line
 MIN_HEIGHT_MM, MAX_HEIGHT_MM = 1200.0, 8000.0  # an overhead mount over a 2-3.6 m table
 MOUTH_RATIO = (0.7, 1.45)  # measured / spec middle-pocket mouth; a wrong-size preset lands near 0.5 or 2
-
-
-def _line_intersections(lines: list[np.ndarray]) -> np.ndarray:
-    """Corner k where side k-1 meets side k; lines as (vx, vy, x0, y0)."""
-    out = []
-    for k in range(4):
-        (v1x, v1y, x1, y1), (v2x, v2y, x2, y2) = lines[k - 1], lines[k]
-        A = np.array([[v1x, -v2x], [v1y, -v2y]])
-        s = np.linalg.solve(A, np.array([x2 - x1, y2 - y1]))
-        out.append([x1 + s[0] * v1x, y1 + s[0] * v1y])
-    return np.asarray(out)
 
 
 def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Calibration:
@@ -53,8 +43,11 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
     h = sp.cushion_nose_height_mm
     lens = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     ppm = max(lens[0] + lens[2], lens[1] + lens[3]) / (2.0 * (sp.bed_length_mm + 2 * sp.cushion_width_mm))
-    reach_in = (2.0 * sp.cushion_width_mm + 60.0) * ppm
-    reach_out = (sp.cushion_width_mm + 30.0) * ppm
+    # the cloth outline lies between the bed's edge (the cushion tops cut off by the dark face) and the rail's
+    # outer edge (a rail of the cloth's colour), give or take a chamfered pocket corner extended: search
+    # that far either side, starting inside the bed so that the first edge met is the cushion's
+    reach = (sp.cushion_width_mm + sp.rail_width_mm + OUTLINE_SLACK_MM) * ppm
+    reach_in, reach_out = reach, reach
     centre = quad.mean(axis=0)
     sides = []
     for k in range(4):
@@ -67,11 +60,9 @@ def calibrate_image(image: np.ndarray, table: Table, spec_name: str = "") -> Cal
     weak = [k for k, s in enumerate(sides) if s.inlier_fraction < MIN_SIDE_FRACTION]
     if weak:
         raise CalibrationError(f"{NOT_FOUND} (no clear cushion edge on {len(weak)} side(s) of the cloth)")
-    lines = [cv2.fitLine(s.points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(4) for s in sides]
-    # side k runs from quad corner k to k+1, so nose corner k is where sides k-1 and k meet
-    corners = _line_intersections(lines)
     try:
-        cam0, perm, err_px = init_from_corners(corners, table, h, width, height)
+        # side k runs from quad corner k to k+1, so nose corner k is where sides k-1 and k meet
+        cam0, perm, err_px = init_from_sides([s.points for s in sides], table, h, width, height)
     except ValueError as exc:
         raise CalibrationError(f"{NOT_FOUND} ({exc})") from exc
     obs = _cushion_observations(sides, perm, table, h)

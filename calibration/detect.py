@@ -1,7 +1,8 @@
 """Finding the table in a frame: the cloth, its outline, and sub-pixel edge points on the cushion noses.
 
-No colour is hard-coded: the cloth colour is the dominant chroma of the low-texture pixels around the image
-centre, so green, blue or red cloth all work. Everything before the edge search runs on a downscaled copy.
+No colour is hard-coded: the cloth colour is the dominant chromaticity (Lab a, b per unit of L, which light
+level does not change) of the low-texture pixels around the image centre, so green, blue, red or grey cloth
+all work. Everything before the edge search runs on a downscaled copy.
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from calibration.result import CalibrationError
 WORK_WIDTH = 480  # width of the downscaled copy used to find the cloth
 SIDE_TURN_RAD = np.radians(15.0)  # outline edges turning less than this belong to the same side
 FACE_SHARE = 0.3  # share of a side's profiles showing the dark face band for it to be the reading
+# Cloth chromaticity q = (a, b) / (L + 16) in Lab: dimensionless, unchanged by the light level.
+DARK_L = 8.0  # Lab L: below this, a and b are mostly sensor noise (not a cloth candidate)
+CLOTH_DQ_MIN = 0.12  # tolerance floor: q drifts ~0.07 from a lamp-lit centre to dim corners (ambient tint)
+CLOTH_DQ_MAX = 0.3  # tolerance cap: a wood rail of a red cloth's hue sits >= 0.4 away
+CLOTH_DQ_DARK_MAX = 0.36  # cap of the tolerance of a dark pixel (the dim corners of a dim room)
+CLOTH_L_RATIO = (0.2, 1.8)  # cloth L within these factors of its median: vignetted corners to lamp hot spots
+CLOTH_Q_COLOURED = 0.25  # |q| of a cloth with a colour (green, blue, red: 0.5-1.1); below it a neutral one
+CLOTH_L_GREY = 0.3  # a neutral cloth's dark bound: a dark floor has its (lack of) colour
 OPEN_MM_FRACTION = 0.04  # opening kernel as a share of the frame width (~80 px at 1920: wider than an arm)
 NOT_FOUND = "could not find the table: give the four bed corners with --corners x1,y1,x2,y2,x3,y3,x4,y4"
 
@@ -66,31 +75,38 @@ def find_cloth(image_bgr: np.ndarray) -> ClothRegion:
     lab = cv2.GaussianBlur(to_lab(small), (5, 5), 0)
     sh, sw = lab.shape[:2]
     grad = cv2.magnitude(cv2.Sobel(lab[..., 0], cv2.CV_32F, 1, 0), cv2.Sobel(lab[..., 0], cv2.CV_32F, 0, 1))
-    chroma = np.hypot(lab[..., 1], lab[..., 2])
-    # low texture, not black/white, within the central part of the frame: cloth candidates
+    light = lab[..., 0]
+    # chromaticity: (a, b) over L + 16 (= 116 Y^(1/3), the cube root a and b are differences of). Lamps,
+    # vignetting and a dim room scale a surface's light, which scales L + 16, a and b alike, so this stays put
+    # across the cloth while a wooden rail of the same hue (a red cloth's) differs in it. No hue is assumed.
+    q = lab[..., 1:] / (light + 16.0)[..., None]
+    # low texture, not black, within the central part of the frame: cloth candidates
     centre = np.zeros((sh, sw), bool)
     centre[int(0.2 * sh) : int(0.8 * sh), int(0.2 * sw) : int(0.8 * sw)] = True
-    cand = centre & (grad < np.percentile(grad[centre], 60)) & (chroma > 6.0) & (lab[..., 0] > 8.0)
+    cand = centre & (grad < np.percentile(grad[centre], 60)) & (light > DARK_L)
     if cand.sum() < 0.02 * sh * sw:
-        raise CalibrationError(f"{NOT_FOUND} (no uniform coloured region near the image centre)")
-    # dominant chroma: the peak of a 2-D histogram of (a, b)
-    hist, ae, be = np.histogram2d(lab[..., 1][cand], lab[..., 2][cand], bins=64, range=[[-100, 100], [-100, 100]])
+        raise CalibrationError(f"{NOT_FOUND} (no uniform region near the image centre)")
+    # dominant colour: the peak of a 2-D histogram of the chromaticity
+    hist, ae, be = np.histogram2d(q[..., 0][cand], q[..., 1][cand], bins=120, range=[[-1.5, 1.5], [-1.5, 1.5]])
     hist = cv2.GaussianBlur(hist.astype(np.float32), (5, 5), 0)
     ia, ib = np.unravel_index(int(np.argmax(hist)), hist.shape)
-    a0, b0 = (ae[ia] + ae[ia + 1]) / 2.0, (be[ib] + be[ib + 1]) / 2.0
-    near = cand & (np.hypot(lab[..., 1] - a0, lab[..., 2] - b0) < 12.0)
+    q0 = np.array([(ae[ia] + ae[ia + 1]) / 2.0, (be[ib] + be[ib + 1]) / 2.0])
+    near = cand & (np.linalg.norm(q - q0, axis=2) < CLOTH_DQ_MAX)
     if near.sum() < 0.02 * sh * sw:
         raise CalibrationError(f"{NOT_FOUND} (no dominant cloth colour)")
-    a0, b0 = float(np.median(lab[..., 1][near])), float(np.median(lab[..., 2][near]))
-    # hue-like distance: the direction of (a, b) matters more than its length, which lamps wash out
-    c0 = float(np.hypot(a0, b0))
-    along = (lab[..., 1] * a0 + lab[..., 2] * b0) / max(c0, 1e-6)
-    across = np.abs(lab[..., 1] * b0 - lab[..., 2] * a0) / max(c0, 1e-6)
-    # tolerance from the spread of the hue-like distance over the cloth candidates themselves
-    spread = float(np.percentile(np.abs(lab[..., 1] * b0 - lab[..., 2] * a0)[near] / max(c0, 1e-6), 90))
-    tol = max(5.0, 2.0 * spread)
-    # the lower bound on chroma is loose: vignetting and dim corners shrink (a, b) towards grey
-    mask = (across < tol) & (along > max(0.15 * c0, 3.0)) & (along < 1.8 * c0 + tol)
+    q0 = np.median(q[near], axis=0)
+    l0 = float(np.median(light[near]))
+    dq = np.linalg.norm(q - q0, axis=2)
+    # tolerance from the cloth's own spread (noise, lamp tint), capped below what a rail or floor differs by
+    tol = float(np.clip(3.0 * np.percentile(dq[near], 90), CLOTH_DQ_MIN, CLOTH_DQ_MAX))
+    # a darker pixel's chromaticity is noisier and more tinted by the room's ambient light (dim corners of a
+    # vignetted lens): its tolerance grows with the square root of how much darker it is, up to a cap
+    darker = np.clip(l0 / np.maximum(light, 1.0), 1.0, 4.0)
+    tol_px = np.minimum(tol * np.sqrt(darker), CLOTH_DQ_DARK_MAX)
+    # a coloured cloth's dim corners are told from a dark floor by their chromaticity; a neutral (grey) one's
+    # only by their light, so its dark bound stays higher
+    l_lo = CLOTH_L_RATIO[0] if float(np.hypot(*q0)) >= CLOTH_Q_COLOURED else CLOTH_L_GREY
+    mask = (dq < tol_px) & (light > l_lo * l0) & (light < CLOTH_L_RATIO[1] * l0)
     # an opening wider than a forearm or a cue cuts off cloth-coloured things reaching over the table
     k = max(3, round(OPEN_MM_FRACTION * sw)) | 1
     mask_u8 = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN,
@@ -121,7 +137,7 @@ def find_cloth(image_bgr: np.ndarray) -> ClothRegion:
     fill = float(region.sum()) / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
     if fill < 0.75:
         raise CalibrationError(f"{NOT_FOUND} (the cloth region is not table-shaped: fills {100 * fill:.0f}%)")
-    return ClothRegion(quad=quad / scale, ab=(a0, b0), mask_fraction=frac)
+    return ClothRegion(quad=quad / scale, ab=(float(q0[0] * l0), float(q0[1] * l0)), mask_fraction=frac)
 
 
 def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:

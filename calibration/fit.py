@@ -26,6 +26,7 @@ SIDE_OF_CORNERS = {
 }
 SIDE_ORDER = ("front", "left", "rear", "right")
 MIN_DOWN_COS = math.cos(math.radians(45.0))  # an overhead camera looks within 45 degrees of straight down
+MU_RANGE = (-0.2, 0.6)  # radial warp searched: mild pincushion to a strong wide-angle barrel (see straightening)
 _CRIT = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-10)
 
 
@@ -122,32 +123,120 @@ def init_from_corners(
     Tries every consistent assignment of image corners to table corners and a range of focal lengths;
     returns the camera, the assignment (table corner index for each image corner) and the RMS pixel error.
     """
+    best: tuple[float, CameraModel | None, tuple[int, ...]] = (math.inf, None, (0, 1, 2, 3))
+    for f in np.geomspace(0.25, 4.0, 41) * width:
+        cand = _pose_from_corners(corners_px, table, z, width, height, f, np.zeros(5), any_order)
+        if cand[1] is not None and cand[0] < best[0]:
+            best = cand
+    if best[1] is None:
+        raise ValueError("no camera above the table explains the four corners")
+    return best[1], best[2], best[0]
+
+
+def _pose_from_corners(
+    corners_px: np.ndarray, table: Table, z: float, width: int, height: int, f: float, dist: np.ndarray,
+    any_order: bool = True,
+) -> tuple[float, CameraModel | None, tuple[int, ...]]:
+    """For one focal length: the best pose over corner assignments, as (RMS px error, camera, assignment).
+
+    corners_px are already free of lens distortion; the camera returned carries `dist`.
+    """
     # solved on the plane z = 0 (IPPE wants it), then lifted: X_cam = R (X + z e3) + t
     obj = np.column_stack([table.bed_corners, np.zeros(4)]).astype(np.float64)
-    best: tuple[float, CameraModel | None, tuple[int, ...]] = (math.inf, None, (0, 1, 2, 3))
     perms = [tuple((k + i) % 4 for i in range(4)) for k in range(4)]
     perms += [tuple(reversed(p)) for p in perms]
     if not any_order:
         perms = [(0, 1, 2, 3)]
-    for f in np.geomspace(0.25, 4.0, 41) * width:
+    K = np.array([[f, 0.0, width / 2.0], [0.0, f, height / 2.0], [0.0, 0.0, 1.0]])
+    best: tuple[float, CameraModel | None, tuple[int, ...]] = (math.inf, None, (0, 1, 2, 3))
+    for perm in perms:
+        img = corners_px[np.argsort(perm)].astype(np.float64)  # image point for table corner 0..3
+        ok, rvec, tvec = cv2.solvePnP(obj, img, K, None, flags=cv2.SOLVEPNP_IPPE)
+        if not ok:
+            continue
+        R = cv2.Rodrigues(rvec)[0]
+        if (-R.T @ tvec.reshape(3))[2] <= 0.0 or -R[2, 2] < MIN_DOWN_COS:  # above the table, looking down
+            continue
+        proj, _ = cv2.projectPoints(obj, rvec, tvec, K, None)
+        err = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
+        if err < best[0]:
+            t_lift = tvec.reshape(3) - R @ np.array([0.0, 0.0, z])
+            best = (err, CameraModel(K, np.asarray(dist, float), rvec.reshape(3), t_lift, width, height), perm)
+    return best
+
+
+def straightening(sides_px: list[np.ndarray], width: int, height: int) -> float:
+    """The radial warp mu that makes the four sides' points straightest: u = c + d (1 + mu |d|^2 / D^2),
+    d from the image centre c, D the half-diagonal. Barrel distortion gives mu > 0.
+
+    Four straight cushions are the lens's own test chart: this measures the distortion before any camera
+    is known, so the first camera need not explain curved sides with a wrong focal length and tilt.
+    """
+    c = np.array([width / 2.0, height / 2.0])
+    diag2 = (width * width + height * height) / 4.0
+
+    def cost(mu: float) -> float:
+        total = 0.0
+        for p in sides_px:
+            d = p - c
+            u = d * (1.0 + mu * (d * d).sum(axis=1, keepdims=True) / diag2)
+            u = u - u.mean(axis=0)
+            total += float(np.linalg.svd(u, compute_uv=False)[-1] ** 2 / len(u))  # line-fit residual
+        return total
+
+    grid = np.linspace(MU_RANGE[0], MU_RANGE[1], 81)
+    costs = np.array([cost(float(m)) for m in grid])
+    i = int(np.argmin(costs))
+    if 0 < i < len(grid) - 1:
+        den = costs[i - 1] - 2 * costs[i] + costs[i + 1]
+        if den > 0:
+            return float(grid[i] + 0.5 * (costs[i - 1] - costs[i + 1]) / den * (grid[1] - grid[0]))
+    return float(grid[i])
+
+
+def init_from_sides(
+    sides_px: list[np.ndarray], table: Table, z: float, width: int, height: int
+) -> tuple[CameraModel, tuple[int, ...], float]:
+    """A first camera (focal length, k1, pose) from the four sides' edge points, side k running from
+    image corner k to k + 1; returns the camera, the corner assignment and the RMS corner error (px).
+
+    The distortion measured by straightening the sides fixes k1 for each focal length tried; the corners
+    where the straightened sides meet then pick the focal length and pose.
+    """
+    mu = straightening(sides_px, width, height)
+    diag2 = (width * width + height * height) / 4.0
+    best: tuple[float, CameraModel | None, tuple[int, ...]] = (math.inf, None, (0, 1, 2, 3))
+    lo, hi = _bounds(width, height)
+    for f in np.geomspace(math.exp(lo[0]), math.exp(hi[0]), 41):
         K = np.array([[f, 0.0, width / 2.0], [0.0, f, height / 2.0], [0.0, 0.0, 1.0]])
-        for perm in perms:
-            img = corners_px[np.argsort(perm)].astype(np.float64)  # image point for table corner 0..3
-            ok, rvec, tvec = cv2.solvePnP(obj, img, K, None, flags=cv2.SOLVEPNP_IPPE)
-            if not ok:
-                continue
-            R = cv2.Rodrigues(rvec)[0]
-            if (-R.T @ tvec.reshape(3))[2] <= 0.0 or -R[2, 2] < MIN_DOWN_COS:  # above the table, looking down
-                continue
-            proj, _ = cv2.projectPoints(obj, rvec, tvec, K, None)
-            err = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
-            if err < best[0]:
-                t_lift = tvec.reshape(3) - R @ np.array([0.0, 0.0, z])
-                cam = CameraModel(K, np.zeros(5), rvec.reshape(3), t_lift, width, height)
-                best = (err, cam, perm)
+        k1 = float(np.clip(-mu * f * f / diag2, lo[1], hi[1]))  # first-order inverse of the warp
+        dist = np.array([k1, 0.0, 0.0, 0.0, 0.0])
+        lines = []
+        for p in sides_px:
+            u = np.asarray(cv2.undistortPointsIter(  # type: ignore[call-overload]
+                p.reshape(-1, 1, 2).astype(np.float64), K, dist, None, K, _CRIT)).reshape(-1, 2)
+            lines.append(cv2.fitLine(u.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(4))
+        try:
+            corners = line_intersections(lines)
+        except np.linalg.LinAlgError:
+            continue
+        cand = _pose_from_corners(corners, table, z, width, height, f, dist)
+        if cand[1] is not None and cand[0] < best[0]:
+            best = cand
     if best[1] is None:
-        raise ValueError("no camera above the table explains the four corners")
+        raise ValueError("no camera above the table explains the four sides")
     return best[1], best[2], best[0]
+
+
+def line_intersections(lines: list[np.ndarray]) -> np.ndarray:
+    """Corner k where side k-1 meets side k; lines as (vx, vy, x0, y0)."""
+    out = []
+    for k in range(4):
+        (v1x, v1y, x1, y1), (v2x, v2y, x2, y2) = lines[k - 1], lines[k]
+        A = np.array([[v1x, -v2x], [v1y, -v2y]])
+        s = np.linalg.solve(A, np.array([x2 - x1, y2 - y1]))
+        out.append([x1 + s[0] * v1x, y1 + s[0] * v1y])
+    return np.asarray(out)
 
 
 def _bounds(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
