@@ -20,6 +20,7 @@ from vision.events.motion import Motion, MotionTracker, Onset
 from vision.events.settings import EventSettings, noise_model
 
 Edge = tuple[int, int]
+JUMP_MEMORY_S = 1.0  # a ball whose track jumped this recently is no striker (as starts._RESUME_S)
 
 
 def pack_impulses(
@@ -78,6 +79,22 @@ def _active_errors(aw: np.ndarray, active: np.ndarray) -> np.ndarray:
     return out
 
 
+def _hops(members: set[int], edges: Sequence[Edge], start: set[int]) -> tuple[dict[int, int], dict[int, int]]:
+    """Edges between members from each member to the nearest of `start` (unreached: the pack's size), and
+    each reached member's neighbour one hop nearer (breadth first)."""
+    hops = dict.fromkeys(start, 0)
+    parent: dict[int, int] = {}
+    todo = list(start)
+    while todo:
+        x = todo.pop(0)
+        for a, b in edges:
+            for u, v in ((a, b), (b, a)):
+                if u == x and v in members and v not in hops:
+                    hops[v], parent[v] = hops[x] + 1, x
+                    todo.append(v)
+    return {b: hops.get(b, len(members)) for b in members}, parent
+
+
 class ClusterLogic:
     table: Table
     s: EventSettings
@@ -91,6 +108,7 @@ class ClusterLogic:
     D: int  # frames of look-ahead
     W: int  # frames of the fit before an event
     R: float  # ball radius, mm
+    jumps: dict[int, float]  # per ball: time of its last start that was a jump of the track
 
     def _emit(self, ev: Event) -> None:
         raise NotImplementedError
@@ -120,8 +138,40 @@ class ClusterLogic:
         return bool(abs(self.last_hit[x] - t) <= w or abs(self.started[x] - t) <= w)
 
     def _cluster_hit(self, o: Onset, members: set[int]) -> bool:
-        """A ball joined to this one by touching balls (outside its own group) was hit or started."""
-        return any(self._recent(x, o.t) for x in self._cluster(o) if x not in members)
+        """A ball joined to this one by touching balls (outside its own group) was hit or started, or a
+        moving ball was touching one of them when this one started."""
+        parent = self._cluster(o)
+        return any(self._recent(x, o.t) for x in parent if x not in members) or (
+            self._striker_at(o, parent) is not None
+        )
+
+    def _striker_at(self, o: Onset, parent: dict[int, int]) -> tuple[int, int] | None:
+        """(moving ball, chain member) when a moving ball, not yet known to have hit anything, was within
+        touching distance (plus a frame's run) of a resting ball of this one's chain when this one started:
+        the hit on a line of touching balls (Newton's cradle) whose far end flew off while the balls between
+        stayed still, and whose striker, slowed rather than stopped, shows too weak a kink to prove it."""
+        c = self.hist.counter_at(o.t)
+        best: tuple[float, int, int] | None = None
+        for m in range(len(self.ids)):
+            if m == o.ball or m in parent or self.motion.status(m) is Motion.GONE:
+                continue
+            if self.motion.anchor_at(m, o.t) is not None:
+                continue  # at rest: no striker
+            if o.t - self.jumps.get(m, -np.inf) <= JUMP_MEMORY_S:
+                continue  # its track jumped: no ball running into the chain
+            tk, xy = self.hist.track(m, c - 1, c + 1)
+            if len(tk) < 2:
+                continue
+            speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(tk[-1] - tk[0]), 1.0 / self.fps)
+            t0 = o.t - 1.0 / self.fps
+            for y in parent:
+                a = self.motion.anchor_at(y, t0)
+                if a is None:
+                    continue
+                gap = float(np.min(np.hypot(*(xy - a).T))) - 2 * self.R
+                if gap <= self.s.cause_gap_mm + speed / self.fps and (best is None or gap < best[0]):
+                    best = (gap, m, y)
+        return None if best is None else (best[1], best[2])
 
     def _contacts_in_cluster(self, o: Onset) -> None:
         """The chain of contacts that carried an impulse through touching balls to this one: the first
@@ -133,13 +183,18 @@ class ClusterLogic:
             return
         parent = self._cluster(o)
         sources = [x for x in parent if self._recent(x, o.t)]
-        if not sources:
+        path: list[int] = []
+        if sources:
+            depth = {x: self._depth(parent, x) for x in sources}
+            x = min(sources, key=lambda y: depth[y])
+            recent_hit = abs(self.last_hit[x] - o.t) <= 2 * self.s.cause_window_s
+            t_src = float(self.last_hit[x]) if recent_hit else float(self.started[x])
+        elif (hit := self._striker_at(o, parent)) is not None:
+            striker, x = hit
+            path, t_src = [striker], o.t  # the impulse passes through a still chain at once
+        else:
             return
-        depth = {x: self._depth(parent, x) for x in sources}
-        x = min(sources, key=lambda y: depth[y])
-        recent_hit = abs(self.last_hit[x] - o.t) <= 2 * self.s.cause_window_s
-        t_src = float(self.last_hit[x]) if recent_hit else float(self.started[x])
-        path = [x]
+        path.append(x)
         while path[-1] in parent:
             path.append(parent[path[-1]])  # ends with the starting ball
         if proven is not None and not self._forced(o, path):
@@ -253,16 +308,41 @@ class ClusterLogic:
             return None
         pack = sorted(self.ids[x] for x in members)
         proven: set[int] = set()
+        # passed on in order: from the balls the strikers met outwards (one instant, but the rules read the
+        # log in order: 12 into 9, then 9 into 2, then 2 into C)
+        entry = {y for x, y in edges if x not in members}
+        hops, parent = _hops(members, edges, entry)
+        found: dict[Edge, float] = {}  # edge -> z of its impulse
         for (x, y), (j, sig) in pack_impulses(pos, dv, edges).items():
-            if x not in members or y not in members:
-                continue  # a striker's own contact is found from its track
             z = j / max(sig, 1e-9)
-            if z < s.kink_z or j < s.kink_min_mm_s:
-                continue
+            if z >= s.kink_z and j >= s.kink_min_mm_s:
+                found[(x, y)] = z
+        inner = [(x, y) for x, y in edges if x in members and y in members]
+        degree = [sum(b in e for e in inner) for b in members]
+        is_line = bool(entry) and len(inner) == len(members) - 1 and max(degree) <= 2
+        if is_line:
+            # a line of touching balls: an impulse proven beyond a link passed through it, however little
+            # the balls on the way moved (a slow push through a line is too weak to read link by link)
+            for x, y in list(found):
+                if x in members and y in members:
+                    b = x if hops[x] > hops[y] else y
+                    while b in parent:
+                        link = (min(b, parent[b]), max(b, parent[b]))
+                        if link not in found and (link[1], link[0]) not in found:
+                            found[link] = s.kink_z
+                        b = parent[b]
+        for (x, y), z in sorted(found.items(), key=lambda kv: min(hops.get(b, -1) for b in kv[0])):
             key = (min(x, y), max(x, y))
-            proven.update(key)
-            if abs(t_src - self.last_pair.get(key, -np.inf)) < 2 * s.cause_window_s:
-                continue
+            if x not in members or y not in members:
+                # a striker's own contact is found from its track; when its track showed none confidently (a
+                # striker slowed, not stopped, by a still line of balls) the pack's momentum proves it
+                striker = x if x not in members else y
+                if not is_line or abs(self.last_hit[striker] - t_src) <= 2 * s.cause_window_s:
+                    continue
+            else:
+                proven.update(key)
+                if abs(t_src - self.last_pair.get(key, -np.inf)) < 2 * s.cause_window_s:
+                    continue
             self.last_pair[key] = t_src
             self.last_hit[[x, y]] = np.maximum(self.last_hit[[x, y]], t_src)
             idc = float(min(h.id_conf[c_hi % h.size, x], h.id_conf[c_hi % h.size, y]))
