@@ -108,6 +108,21 @@ def _touching(start: Event, struck: str, positions: Mapping[str, Point], setting
     return out
 
 
+def _gap(start: Event, struck: str, other: str | None, positions: Mapping[str, Point],
+         diameter: float) -> float | None:
+    """The measured gap (mm) between the struck ball and `other` at shot_start: vision's `touching` item,
+    else from the positions when they are near (None when neither says)."""
+    if other is None:
+        return None
+    for item in start.touching or []:
+        if {str(b) for b in item.get("balls", ())} == {struck, other} and item.get("gap_mm") is not None:
+            return float(item["gap_mm"])
+    if struck in positions and other in positions:
+        (x0, y0), (x1, y1) = positions[struck], positions[other]
+        return math.hypot(x1 - x0, y1 - y0) - diameter
+    return None
+
+
 def _ball_moved(ball: str, idx: int, events: Sequence[Event], start: Mapping[str, Point],
                 end: Mapping[str, Point] | None, settings: RulesSettings) -> bool:
     """Did `ball` move after the contact at `idx`? Later events of it, or a changed rest position."""
@@ -206,6 +221,15 @@ def analyse_shot(
         ignored_contacts=[events[i] for i in sorted(ignored)],
     )
     facts.moved = moved
+    gap = _gap(start, struck, first_object, positions, table.spec.ball_diameter_mm)
+    tol, band = settings.touching_tol_mm, settings.touching_band_mm
+    if gap is not None and tol - band < gap <= tol + band:
+        said = "touched" if first_object in touching else "did not touch"
+        facts.review_notes.append(
+            f"the cue ball {said} ball {first_object} at the stroke on a measured gap of {gap:.2f} mm, within "
+            f"{settings.touching_band_mm:g} mm of the {settings.touching_tol_mm:g} mm tolerance: a push if they "
+            "touched and the cue ball followed (1.19.2)"
+        )
     if start.extra.get("striker_review"):  # vision could not tell which of two touching balls the cue struck
         facts.review_notes.append(f"struck ball {struck}? {start.extra['striker_review']} (1.4.1, 1.19.2)")
     _pots_and_jumps(facts, events, rec.post_events, end, moved, table)

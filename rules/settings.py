@@ -30,6 +30,8 @@ class RulesSettings:
     frozen_tol_mm: a ball is frozen to a cushion when its gap to the nose is at most this (RULES.md 1.20).
     frozen_band_mm: a frozen decision with a gap within tol +- band is marked for the referee's review.
     touching_tol_mm: two balls closer than this at shot_start touch (1.19.2).
+    touching_band_mm: whether the struck ball touched the ball it hit first, decided on a gap in (tol - band,
+        tol + band], is marked for the referee's review (as frozen_band_mm; a gap measured as 0 or less is a touch).
     on_line_mm: a ball centre this close to the centre line at shot_start starts "on" it (1.20 note 3).
     review_confidence: an event the verdict rests on with a confidence below this is marked for review.
     moved_mm: a ball that moved less than this between shot_start and shot_end did not move (1.19.2).
@@ -38,13 +40,15 @@ class RulesSettings:
     frozen_tol_mm: float = 1.0
     frozen_band_mm: float = 0.5
     touching_tol_mm: float = 0.5
+    touching_band_mm: float = 0.5
     on_line_mm: float = 0.5
     review_confidence: float = 0.6
     moved_mm: float = 1.0
     cushion_identity: CushionIdentity = CushionIdentity.SEGMENT
 
     def __post_init__(self) -> None:
-        for name in ("frozen_tol_mm", "frozen_band_mm", "touching_tol_mm", "on_line_mm", "moved_mm"):
+        for name in ("frozen_tol_mm", "frozen_band_mm", "touching_tol_mm", "touching_band_mm", "on_line_mm",
+                     "moved_mm"):
             if getattr(self, name) < 0:
                 raise ValueError(f"RulesSettings.{name} must be >= 0, got {getattr(self, name)!r}")
         if not 0.0 <= self.review_confidence <= 1.0:

@@ -127,6 +127,21 @@ def test_push_with_a_touching_ball(extra: dict, foul: bool, review: bool) -> Non
     assert v.review.flag is review
 
 
+@pytest.mark.parametrize("gap,foul,review", [(-0.5, True, False), (0.3, True, True), (0.62, False, True),
+                                             (1.4, False, False)])
+def test_a_touch_decided_on_a_gap_near_the_tolerance_is_for_the_referee(gap: float, foul: bool,
+                                                                       review: bool) -> None:
+    """The struck ball played straight through the ball it met first, the cue ball following: a push when they
+    touched (gap <= 0.5 mm). A measured gap within 0.5 mm of that tolerance decides it but is flagged, naming
+    the gap (a camera measures two centres to about half a millimetre each: sample foul_push_touching_balls,
+    touching in truth, measured 0.62 mm apart and judged legal unflagged)."""
+    v = one(play_rows("russian71", SAFE_2B, touching=[{"balls": ["C", "7"], "gap_mm": gap}],
+                      stroke_angle_deg=5.0, cue_follow=True))
+    assert ("1.19" in clauses(v)) is foul
+    assert v.review.flag is review
+    assert any(f"{gap:.2f} mm" in r and "1.19.2" in r for r in v.review.reasons) is review
+
+
 def test_playing_away_from_a_touching_ball_is_no_contact() -> None:
     """1.19.2: the touching ball did not move, no other contact followed: 1.5.3."""
     positions = {"C": (-500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}
