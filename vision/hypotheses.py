@@ -118,6 +118,10 @@ def class_cost(
             # than that is not this ball
             near = np.hypot(*(xy_mm - tr.prev_xy).T) < 0.5 * table.ball_radius
             out[i] += np.where(fgn & near, INVALID, fgn * pen)
+        elif tr.odd_colour_xy is not None and tr.state != BallState.MOVING:
+            # revived from such a reading (its colour under the light there): at rest where it was, it is this ball
+            near = np.hypot(*(xy_mm - tr.odd_colour_xy).T) < 0.5 * table.ball_radius
+            out[i] += np.where(near, 0.0, sharp)
         else:
             out[i] += sharp
         if tr.state != BallState.MOVING:

@@ -208,8 +208,14 @@ class TrackSet:
             if i not in assigned:
                 self._missed(tr, dt, occluded)
         self._recolour([(active[i], int(free[k])) for i, k in pairs], cls, t)
-        self._revive(dets, cls, taken | {int(free[k]) for _, k in pairs} | set(np.nonzero(foreign)[0].tolist()),
-                     occluded)
+        odd = set(np.nonzero(foreign)[0].tolist())
+        # a reading of the coloured ball's class that the learnt model calls foreign, while the coloured ball is
+        # out of play: the model learnt the ball's colour where it has been, and the light differs across the
+        # bed (a lost coloured ball at rest by a cushion read 5+ deviations off): offered, on a longer wait
+        c = self.tracks.get(COLOURED_ID)
+        lost = c is not None and not c.in_play and not c.removed
+        slow = {k for k in odd if lost and cls[k] == BallClass.COLOURED}
+        self._revive(dets, cls, taken | {int(free[k]) for _, k in pairs} | (odd - slow), occluded, slow)
         if self._expected:  # rare: only between a verdict that spots a ball and the ball's arrival
             self.relabel(self.expected, 0.9)
         return self.publish(t)
@@ -411,7 +417,8 @@ class TrackSet:
             tr.state = BallState.HIDDEN
             tr.rest_xy = p.copy()
 
-    def _revive(self, dets: Detections, cls: np.ndarray, used: set[int], occluded: Occluded | None = None) -> None:
+    def _revive(self, dets: Detections, cls: np.ndarray, used: set[int], occluded: Occluded | None = None,
+                slow: set[int] | None = None) -> None:
         """A detection no track took: a ball back in play (spotted after a pot) or one never seen. Only once
         it has stayed put for `revive_frames` frames with no occluder next to it: a passing cue tip moves, and
         a bridge hand resting on the bed for seconds belongs to an arm, while a ball put down stays when the
@@ -429,7 +436,8 @@ class TrackSet:
             if (occluded is not None and occluded(xy)) or (held is not None and held[k]):
                 count = 0
             pending.append((xy.copy(), count))
-            if count >= self.config.revive_frames or (count >= self.config.spot_frames and self._on_spot(xy)):
+            wait = 2 * self.config.revive_frames if slow and k in slow else self.config.revive_frames
+            if count >= wait or (count >= self.config.spot_frames and self._on_spot(xy)):
                 ready.append(k)
         self._pending = pending
         for k in ready:
@@ -448,6 +456,9 @@ class TrackSet:
             # lifted, the ball potted or jumped off in the shot the referee now spots again
             tr = min(cands, key=lambda c: (order.get(c.state, 3), -c.left_t))
             tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN or np.isfinite(tr.left_t) else 0.1
+            if want_col:
+                tr.id_conf = 0.8  # the colour names it: the set has one coloured ball (as `_swap`)
+            tr.odd_colour_xy = dets.xy_mm[k].copy() if slow and k in slow else None
             tr.kf = kalman.make_filter(dets.xy_mm[k])
             tr.state, tr.misses, tr.still = BallState.STATIONARY, 0, 0
             tr.rest_xy = dets.xy_mm[k].copy()

@@ -85,6 +85,9 @@ class Track:
     left_t: float = -np.inf  # time it left play: potted, off the table, found taken off by hand
     hid_speed: float = 0.0  # mm/s, its speed when it went out of view
     removed: bool = False  # taken off by a referee's statement: leaves at its next miss, never revives by itself
+    # revived from a reading the learnt colour model called foreign (its colour where the light differs): it may
+    # take such readings at rest where it was revived
+    odd_colour_xy: np.ndarray | None = None
 
     @property
     def xy(self) -> np.ndarray:
