@@ -127,3 +127,17 @@ def class_cost(
         if tr.state != BallState.MOVING:
             out[i] += off
     return out
+
+
+def leave_cost(active: list[Track], xy_mm: np.ndarray, weak: np.ndarray, radius: float) -> np.ndarray:
+    """Extra cost: a ball hidden at rest leaves its place only for a detection that shows a ball clear of the
+    occluder (a ball struck out from under a hand shows whole once out); a `weak` detection (low confidence,
+    under the occluder) away from its place is the hand or what it carries (the cue ball in hand carried over a
+    covered ball was taken for that ball struck away: a phantom stroke)."""
+    out = np.zeros((len(active), len(xy_mm)))
+    if not weak.any():
+        return out
+    for i, tr in enumerate(active):
+        if tr.state == BallState.HIDDEN and tr.hid_speed <= 0.0:
+            out[i] = (weak & (np.hypot(*(xy_mm - tr.xy).T) > radius)) * INVALID
+    return out

@@ -17,7 +17,7 @@ from vision import kalman
 from vision.assign import Hypothesis, ambiguity, cost_matrix, solve
 from vision.bedgeom import seen_off_bed
 from vision.hands import in_hand
-from vision.hypotheses import class_cost, hypotheses
+from vision.hypotheses import class_cost, hypotheses, leave_cost
 from vision.identity import (
     COLOURED_ID,
     ColourModel,
@@ -195,6 +195,9 @@ class TrackSet:
         foreign = self._foreign(dets, active)  # no ball of this set: a hand, a sleeve, a cue tip
         smeared = self._may_smear(active, dets, foreign, dt, occluded) if foreign[free].any() else None
         extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], smeared, self.table, self.config)
+        if occluded is not None:  # weak detections under an occluder: see `leave_cost`
+            weak = np.array([dets.confidence[k] < 0.5 and occluded(dets.xy_mm[k]) for k in free], dtype=bool)
+            extra += leave_cost(active, dets.xy_mm[free], weak, self.R)
         cost, which = cost_matrix(hyps, dets.xy_mm[free], extra)
         pairs = solve(cost, self.config.miss_cost)
         amb = ambiguity(cost, pairs)
