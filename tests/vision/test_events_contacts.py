@@ -247,3 +247,19 @@ def test_a_slow_ball_into_a_still_line_of_touching_balls_sends_the_far_one_off(s
     states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=700 + seed))
     found = [set(e.balls or ()) for e in _contacts(detect_events(TABLE, 60.0, states)) if e.confidence >= 0.5]
     assert [p for p in found if p in want][:3] == want, found
+
+
+@pytest.mark.parametrize("seed", [0, 1, 18, 26, 27])
+def test_a_push_whose_struck_ball_is_seen_to_start_late_is_dated_by_the_pushed_ball(seed: int) -> None:
+    """The cue strikes 5, which touches 9: 9 leaves at once, 5 crawls off frames later (follow). The stroke is
+    when 9 left, so the 5-9 contact falls inside the shot (it is the shot's first contact) and the shot_start
+    carries the push geometry with 9 as the object ball (before: dated at 5's late start, after the contact,
+    with no touching ball at rest left to measure it against: noise seeds 18, 26, 27 of 0-39 failed; 2, 24 and 39
+    still fail, other readings)."""
+    _, table, (t, pos, state, ids) = _push_free_ivory()
+    states = noisy_states(t, pos, state, ids, NoiseModel(seed=seed))
+    found = detect_events(table, 60.0, states)
+    start = next(e for e in found if e.type is EventType.SHOT_START)
+    first = next(e for e in _contacts(found) if e.confidence >= 0.5)
+    assert set(first.balls or ()) == {"5", "9"} and start.t <= first.t, (start.t, first.t)
+    assert start.ball == "5" and start.extra["push_geometry"]["object"] == "9"

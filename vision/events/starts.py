@@ -444,14 +444,24 @@ class StartLogic:
             info = {"speed_mm_s": round(o.speed, 1), "during_shot": self.phase is ShotPhase.RUNNING}
             self._emit(Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info))
             return
-        anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, o.t)) is not None}
+        # a ball touching this one that left within the push window before it took the stroke through it (the
+        # struck ball, pushed on, is often seen to start frames later): the stroke is its start, and the rest
+        # positions are those before it
+        t_ref = o.t
+        for x in range(len(self.ids)):
+            if x != b and o.t - s.push_window_s <= self.started[x] < o.t:
+                a = self.motion.anchor_at(x, float(self.started[x]) - 1.0 / self.fps)
+                if a is not None and self.table.ball_gap(o.anchor, a) <= s.push_gap_mm:
+                    t_ref = min(t_ref, float(self.started[x]))
+        t_at = o.t if t_ref == o.t else t_ref - 1.0 / self.fps
+        anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, t_at)) is not None}
         for g in group:
             anchors[g.ball] = g.anchor
         if seen_leaving(self.hist, o, s.start_seen_s):
             existence = SEEN_START_CONF
         else:
             existence = RUNS_BACK_CONF if runs_back(self.hist, o, s) else UNSEEN_START_CONF
-        t0 = min(g.t for g in group)
+        t0 = min(t_ref, *(g.t for g in group))
         ev = self._stroke(b, t0, speed if call is not None else o.speed, anchors, existence,
                           call[2] if call is not None else {})
         near = [(self.table.ball_gap(o.anchor, p), x) for x, p in anchors.items() if x != b]
