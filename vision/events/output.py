@@ -34,6 +34,10 @@ class OutputLogic:
     pushes: list[tuple[Event, Onset, dict[str, Any], float]]
     moved: list[tuple[Stop, np.ndarray]]
 
+    def _pushed_first(self, o: Onset) -> float:
+        """When a stroke on o's ball would begin (`StartLogic._pushed_first`)."""
+        raise NotImplementedError
+
     def _note_emitted(self, ev: Event) -> None:
         """Hook for the detector: bookkeeping of an emitted event."""
 
@@ -81,7 +85,8 @@ class OutputLogic:
     def _release(self, final: bool) -> list[Event]:
         mark = np.inf if final else self.now - self.s.emit_hold_s
         if not final:
-            pending = [o.t for o, _ in self.onsets] + [o.t for _, o, _, _ in self.pushes]
+            # a stroke may be dated before its ball's onset, at the start of the touching ball it pushed
+            pending = [self._pushed_first(o) for o, _ in self.onsets] + [ev.t for ev, _, _, _ in self.pushes]
             pending += [st.since for st, _ in self.moved]  # found elsewhere after a jump: judged later
             if pending:
                 mark = min(mark, min(pending) - 1e-6)

@@ -432,6 +432,18 @@ class StartLogic:
             return Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info)
         return None
 
+    def _pushed_first(self, o: Onset) -> float:
+        """When a stroke on this ball began: the start of a ball touching it that left within the push window
+        before it (the stroke went through it; the struck ball, pushed on, is often seen to start frames
+        later), else its own start."""
+        t_ref = o.t
+        for x in range(len(self.ids)):
+            if x != o.ball and o.t - self.s.push_window_s <= self.started[x] < o.t:
+                a = self.motion.anchor_at(x, float(self.started[x]) - 1.0 / self.fps)
+                if a is not None and self.table.ball_gap(o.anchor, a) <= self.s.push_gap_mm:
+                    t_ref = min(t_ref, float(self.started[x]))
+        return t_ref
+
     def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
         s, b = self.s, o.ball
         # the stroke's speed: the group's momentum (equal masses), as a touching ball takes the stroke at once
@@ -444,15 +456,7 @@ class StartLogic:
             info = {"speed_mm_s": round(o.speed, 1), "during_shot": self.phase is ShotPhase.RUNNING}
             self._emit(Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info))
             return
-        # a ball touching this one that left within the push window before it took the stroke through it (the
-        # struck ball, pushed on, is often seen to start frames later): the stroke is its start, and the rest
-        # positions are those before it
-        t_ref = o.t
-        for x in range(len(self.ids)):
-            if x != b and o.t - s.push_window_s <= self.started[x] < o.t:
-                a = self.motion.anchor_at(x, float(self.started[x]) - 1.0 / self.fps)
-                if a is not None and self.table.ball_gap(o.anchor, a) <= s.push_gap_mm:
-                    t_ref = min(t_ref, float(self.started[x]))
+        t_ref = self._pushed_first(o)
         t_at = o.t if t_ref == o.t else t_ref - 1.0 / self.fps
         anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, t_at)) is not None}
         for g in group:
