@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from track_fakes import still_then
 
-from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import detect_events
@@ -17,17 +17,8 @@ REST = np.array([300.0, 200.0])
 
 
 def _events(fps: float, rest: np.ndarray, after: np.ndarray, state_after: np.ndarray) -> list[Event]:
-    """Ball 5 at rest at `rest` for 1 s, then at `after` (one row per frame) with the tracker states
-    `state_after`; ball C at rest far off throughout."""
-    n0 = int(fps)
-    pos = np.zeros((n0 + len(after), 2, 2))
-    pos[:, 0] = (-800.0, 0.0)
-    pos[:n0, 1] = rest
-    pos[n0:, 1] = after
-    state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
-    state[n0:, 1] = state_after
-    t = np.arange(len(pos)) / fps
-    states = noisy_states(t, pos, state, ("C", "5"), NoiseModel(0.7, 1.5, 0.0, 4))
+    """Ball 5 at rest at `rest` for 1 s, then at `after` with the tracker states `state_after` (`still_then`)."""
+    states = still_then(fps, rest, after, state_after)
     return [e for e in detect_events(TABLE, fps, states) if e.type is not EventType.SHOT_END]
 
 

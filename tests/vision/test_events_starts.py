@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from track_fakes import still_then
 
 from bench.events_sim import Sim
 from bench.events_tracks import NoiseModel, noisy_states
@@ -19,17 +20,9 @@ REST = np.array([300.0, 200.0])
 
 
 def _still_then(fps: float, after: np.ndarray, state_after: np.ndarray, id_conf: float = 1.0) -> list[Event]:
-    """Ball 5 at rest for 1 s, then at `after` (one row per frame) with the tracker states `state_after`;
-    ball C at rest throughout. Ball 5's identity confidence is `id_conf` all along."""
-    n0 = int(fps)
-    pos = np.zeros((n0 + len(after), 2, 2))
-    pos[:, 0] = (-800.0, 0.0)
-    pos[:n0, 1] = REST
-    pos[n0:, 1] = after
-    state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
-    state[n0:, 1] = state_after
-    t = np.arange(len(pos)) / fps
-    states = noisy_states(t, pos, state, ("C", "5"), NoiseModel(0.7, 1.5, 0.0, 4))
+    """Ball 5 at rest at REST for 1 s, then at `after` with the tracker states `state_after` (`still_then`);
+    ball 5's identity confidence is `id_conf` all along."""
+    states = still_then(fps, REST, after, state_after)
     for s in states:
         s.id_confidence[1] = id_conf
     return [e for e in detect_events(TABLE, fps, states) if e.type in SEGMENT]

@@ -1,10 +1,11 @@
-"""Hand-made detections for tracker tests."""
+"""Hand-made detections for tracker tests, and hand-made tracker output for event tests."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.types import BallClass, Detections
+from bench.events_tracks import NoiseModel, noisy_states
+from vision.types import BallClass, BallState, BallStates, Detections
 
 
 def dets(points: list[tuple[float, float]], cls: list[BallClass] | None = None, seed: int = 0) -> Detections:
@@ -19,3 +20,17 @@ def dets(points: list[tuple[float, float]], cls: list[BallClass] | None = None, 
         np.zeros((n, 2)),
         np.full(n, 15.0),
     )
+
+
+def still_then(fps: float, rest: np.ndarray, after: np.ndarray, state_after: np.ndarray) -> list[BallStates]:
+    """Tracker output: ball 5 at rest at `rest` for 1 s, then at `after` (one row per frame) with the tracker
+    states `state_after`; ball C at rest far off throughout; a smooth tracker's noise (seed 4)."""
+    n0 = int(fps)
+    pos = np.zeros((n0 + len(after), 2, 2))
+    pos[:, 0] = (-800.0, 0.0)
+    pos[:n0, 1] = rest
+    pos[n0:, 1] = after
+    state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
+    state[n0:, 1] = state_after
+    t = np.arange(len(pos)) / fps
+    return noisy_states(t, pos, state, ("C", "5"), NoiseModel(0.7, 1.5, 0.0, 4))
