@@ -24,6 +24,7 @@ from vision.events.motion import Motion, MotionTracker, Onset, Stop
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
+from vision.events.returns import return_contact
 from vision.events.settings import EventSettings, frames
 from vision.events.shots import ShotPhase, rest_layout
 from vision.events.starts import StartLogic
@@ -63,6 +64,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.out: list[Event] = []
         self.last_pair: dict[tuple[int, int], float] = {}
         self.last_touch: dict[tuple[int, str], float] = {}
+        self.returned: set[tuple[int, int, float]] = set()  # (ball, partner, touch time) checked for a return
         self.weak: dict[tuple[int, Any], Event] = {}  # held review events a confident one may replace
         # per ball: (stop time, last way rolled, when that run began)
         self.stop_dir: dict[int, tuple[float, np.ndarray, float]] = {}
@@ -178,7 +180,32 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             for x in (c.a, c.b):
                 self._kink(x, c.t)
             self._frozen_push(c)
+            for (x, name), t2 in list(self.last_touch.items()):  # a touch read before this contact
+                if x in (c.a, c.b):
+                    self._returned(x, name, t2)
         return True
+
+    def _returned(self, b: int, cushion: str, t_touch: float) -> None:
+        """Ball b touched a cushion at t_touch: did it come back into a ball it had just met (`returns`)?"""
+        for (x, y), t1 in list(self.last_pair.items()):
+            a = y if x == b else x if y == b else None
+            if a is None or not 0.0 < t_touch - t1 <= 2.0 / self.fps or (b, a, t_touch) in self.returned:
+                continue
+            self.returned = {k for k in self.returned if k[2] > self.now - 1.0}
+            self.returned.add((b, a, t_touch))
+            n_hi = min(self.hist.newest, self.hist.counter_at(t_touch) + 1 + self.D)
+            touch = (t_touch, np.asarray(self.table.cushions[cushion].normal))
+            r = return_contact(self.hist, self.s, a, b, t1, touch, (self.W, n_hi), self.R)
+            if r is None:
+                continue
+            self.last_pair[(x, y)] = r.t
+            self.last_hit[[a, b]] = np.maximum(self.last_hit[[a, b]], r.t)
+            conf = 0.75 + 0.25 * min(1.0, (r.z - self.s.kink_z) / self.s.kink_z)
+            extra = {"returned": True, "gap_mm": round(r.gap_mm, 1)}
+            balls = (self.ids[r.striker], self.ids[r.struck])
+            self._emit(Event(EventType.BALL_CONTACT, r.t, 0, round(conf, 4), balls=balls, extra=extra))
+            for z in (a, b):
+                self._kink(z, r.t)
 
     def _frozen_push(self, c: Contact) -> None:
         """A ball at rest frozen to a cushion, struck with an impulse into that cushion, touches it; one near
@@ -222,6 +249,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.last_touch[key] = tc.t
         if tc.confidence >= 0.5:
             self._kink(tc.ball, tc.t)
+            self._returned(tc.ball, tc.cushion, tc.t)
         extra: dict[str, Any] = {}
         if tc.jaw is not None:
             extra["jaw"] = tc.jaw
