@@ -24,6 +24,7 @@ from typing import Any
 
 DEFAULT_DIR = Path("out/bench-cases/verdicts")
 SAMPLES = Path("sample_videos")
+WORK_DIR = Path("out/bench-verdicts")  # each case's analysis output; case names repeat across sets
 TARGET = 0.98
 
 
@@ -69,7 +70,7 @@ def run_case(case: Path, out: Path) -> dict[str, Any]:
 
 
 def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps: float = 60.0, seed: int = 0,
-        verbose: bool = True) -> dict[str, Any]:
+        verbose: bool = True, work: Path = WORK_DIR) -> dict[str, Any]:
     from synthetic.truth import find_cases
 
     if cases_dir is not None:
@@ -85,7 +86,7 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
     totals: Counter[str] = Counter()
     events: dict[str, Counter[str]] = {}
     for case in cases:
-        r = run_case(case, Path("out/bench-verdicts") / case.name)
+        r = run_case(case, work / case.name)
         rows.append(r)
         totals["shots"] += r["shots"]
         totals["agree"] += r["agree"]
@@ -122,9 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cases", type=Path, default=None)
     p.add_argument("--size", default="1920x1080", help="size of rendered default cases, WxH")
     p.add_argument("--fps", type=float, default=60.0)
+    p.add_argument("--work", type=Path, default=WORK_DIR,
+                   help="where each case's analysis is written (give two runs at once different folders)")
     a = p.parse_args(argv)
     w, h = (int(x) for x in a.size.lower().split("x"))
-    run(a.cases, (w, h), a.fps)
+    run(a.cases, (w, h), a.fps, work=a.work)
     return 0
 
 

@@ -1,0 +1,29 @@
+"""The event benchmark's pack diagnostics: the kinematic truth's rack contacts are flagged like the physics
+truth's, and the rack's impulse map has the rank the docs quote."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.events_bench import flag_packs, rack_rank
+from calibration.table import Table
+from rules.events import Event, EventType
+
+
+def test_flag_packs_marks_only_pairs_touching_at_the_start() -> None:
+    r = 30.0
+    ids = ("1", "2", "C")
+    pos0 = np.array([[0.0, 0.0], [2 * r + 0.05, 0.0], [400.0, 0.0]])
+    events = [
+        Event(EventType.BALL_CONTACT, 1.0, 60, balls=("C", "1")),
+        Event(EventType.BALL_CONTACT, 1.001, 60, balls=("1", "2")),
+        Event(EventType.CUSHION, 1.2, 72, ball="2", cushion="rear"),
+    ]
+    out = flag_packs(events, pos0, ids, r)
+    assert [e.extra.get("cluster", False) for e in out] == [False, True, False]
+    assert not events[1].extra  # the input is not changed
+
+
+def test_the_full_rack_hides_three_impulse_patterns() -> None:
+    pairs, rank = rack_rank(Table.load())
+    assert (pairs, rank) == (30, 27)  # 15 balls, 30 touching pairs, 2*15 - 3 rigid motions
