@@ -309,7 +309,11 @@ def run(
         # contacts outside packs of touching balls (truth and detection both flag the rack's impulse
         # with extra "cluster"), the figure that speaks of single collisions
         solo_t = [e for e in case.truth if e.type is EventType.BALL_CONTACT and not e.extra.get("cluster")]
-        solo_f = [e for e in found if e.type is EventType.BALL_CONTACT and not e.extra.get("cluster")]
+        # a detection that is one of the truth's pack contacts (same pair, within the tolerance) is in a pack
+        # whatever the detector read it as (two pack balls meeting again as they spread, in the same frame)
+        packed = [e for e in case.truth if e.type is EventType.BALL_CONTACT and e.extra.get("cluster")]
+        solo_f = [e for e in found if e.type is EventType.BALL_CONTACT and not e.extra.get("cluster")
+                  and not any(_key(p) == _key(e) and abs(p.t - e.t) * case.fps <= TOL_FRAMES for p in packed)]
         sp, sfn, sfp = match(solo_t, solo_f, case.fps)
         flagged = flagged or any(e.extra.get("cluster") for e in case.truth)
         solo["tp"] += len(sp)

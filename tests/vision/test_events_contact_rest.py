@@ -49,7 +49,7 @@ def _start_window(b_x: np.ndarray, t_hit: float, c_speed: float) -> tuple[Histor
     h = _history(c_x, b_x)
     n_first = int(np.argmax(np.abs(b_x) > S.onset_mm))
     m = n_first - 1
-    w = Window(h, _Rest(h.time(m)), S, m, m - 1 - W, min(h.newest, n_first + D), R, FPS)
+    w = Window(h, _Rest(h.time(m)), S, m, m - 1 - W, min(h.newest, n_first + D), R, FPS, {})
     return h, w
 
 

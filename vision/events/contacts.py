@@ -9,6 +9,7 @@ do, which means the lines missed narrowly and only the kink proves the contact).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,8 @@ class Contact:
 class Window:
     """Where a candidate contact is tested: the track history and rest lookup, the settings, the counter m
     of the candidate, the first counter of the pre-contact fit (n_lo) and the last of the post-contact
-    fit (n_hi), the ball radius (mm) and the frame rate (frames/s)."""
+    fit (n_hi), the ball radius (mm), the frame rate (frames/s) and the times of each ball's contacts and
+    touches already found (its kinks)."""
 
     hist: History
     rest: RestLookup
@@ -52,6 +54,7 @@ class Window:
     n_hi: int
     radius: float
     fps: float
+    kinks: Mapping[int, Sequence[float]]
 
 
 def pair_candidates(hist: History, rest: RestLookup, m: int, radius: float, s: EventSettings) -> list[tuple[int, int]]:
@@ -88,13 +91,29 @@ def verify_in(w: Window, a: int, b: int) -> Contact | None:
             # cradle): the striker's own kink may prove the contact where the start cannot
             other = _split_contact(w, a, b)
             return other if other is not None and other.confidence > got.confidence else got
-    return _split_contact(w, a, b)
+    return _split_contact(w, a, b) or _split_past_kinks(w, a, b)
 
 
-def _split_contact(w: Window, a: int, b: int) -> Contact | None:
-    """Both balls' tracks split at the kink: the velocity changes along the line of centres."""
+def _split_past_kinks(w: Window, a: int, b: int) -> Contact | None:
+    """The split test again with each ball's incoming piece started after its last kink already found in
+    the window (a cushion a frame or two before the contact: C off the rear cushion into a ball 1.8 frames
+    later). A line fitted across that bounce points nowhere, so the ball reads as kinked against the
+    impulse, or not at all; the first test runs without this, and alone decides where it finds a contact."""
+    hist = w.hist
+    t_lo, t_top = hist.time(w.n_lo), hist.time(w.m - 1)
+    lo = {}
+    for x in (a, b):
+        before = [t for t in w.kinks.get(x, ()) if t_lo < t <= t_top]
+        if before:
+            lo[x] = hist.counter_at(max(before)) + 1
+    return _split_contact(w, a, b, lo) if lo else None
+
+
+def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = None) -> Contact | None:
+    """Both balls' tracks split at the kink: the velocity changes along the line of centres (`lo`: per
+    ball, the first counter of its incoming piece, where not n_lo)."""
     hist, rest, s, m, n_lo, n_hi, radius, fps = w.hist, w.rest, w.s, w.m, w.n_lo, w.n_hi, w.radius, w.fps
-    found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi, slow=True)
+    found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi, slow=True, lo=lo)
     if found is None:
         return None
     j, (pa, pb) = found

@@ -7,7 +7,7 @@ rest before the split is the fixed point of its rest anchor (zero velocity, know
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -119,11 +119,15 @@ def best_split(
     n_hi: int,
     slow: bool = False,
     axis: Axis | None = None,
+    lo: Mapping[int, int] | None = None,
 ) -> tuple[int, list[Pieces]] | None:
-    """The split (last frame before the kink) whose pieces fit all the balls best, with their pieces."""
+    """The split (last frame before the kink) whose pieces fit all the balls best, with their pieces.
+    `lo`: a first counter per ball overriding n_lo (its incoming piece starts after a kink already known;
+    such a piece is not reached further back for a slow ball either)."""
     best: tuple[float, int, list[Pieces]] | None = None
+    first = lo or {}
     for j in splits:
-        fits = [pieces(hist, rest, s, b, j, n_lo, n_hi, slow, axis) for b in balls]
+        fits = [pieces(hist, rest, s, b, j, first.get(b, n_lo), n_hi, slow and b not in first, axis) for b in balls]
         if any(f is None for f in fits):
             continue
         got = [f for f in fits if f is not None]

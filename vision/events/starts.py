@@ -379,7 +379,9 @@ class StartLogic:
     def _contact_from_start(self, a: int, o: Onset) -> bool:
         m = o.n_first - 1
         n_hi = min(self.hist.newest, o.n_first + self.D)
-        c = verify_in(Window(self.hist, self.motion, self.s, m, m - 1 - self.W, n_hi, self.R, self.fps), a, o.ball)
+        c = verify_in(
+            Window(self.hist, self.motion, self.s, m, m - 1 - self.W, n_hi, self.R, self.fps, self.kinks), a, o.ball
+        )
         if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
             # two balls at rest: an impulse passed on, no earlier than the hit that brought it
             w = 2 * self.s.cause_window_s
