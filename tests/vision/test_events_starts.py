@@ -104,6 +104,28 @@ def test_a_cue_ball_that_hits_a_ball_inside_the_first_frame_is_the_struck_one() 
     assert [e.ball for e in starts] == ["C"]
 
 
+@pytest.mark.parametrize(("off_mm", "back_mm"), [(0.0, 9.0), (15.0, 9.0), (30.0, 9.0), (15.0, 0.0)])
+def test_a_stroke_that_hits_a_ball_apart_within_the_frame_is_one_stroke_of_the_cue_ball(
+    off_mm: float, back_mm: float
+) -> None:
+    # physics frame_free-0: C 13 mm from 12, struck at it at 2.9 m/s, meets it just before a frame; 12's
+    # first sample shows 2-3 mm of motion, which the noise pointed back at C (back_mm). The contact the pair
+    # search finds must not make each start the other's cause (there was no shot_start): one stroke, of C.
+    fps = 60.0
+    d = np.array([-0.9, -0.44]) / np.hypot(0.9, 0.44)
+    c = np.array([1344.0, 57.0])
+    obj = c + d * (2 * R + 13.0) + np.array([-d[1], d[0]]) * off_mm
+    sim = Sim(TABLE, fps=fps).place("C", tuple(c)).place("12", tuple(obj)).place("9", (-900.0, -500.0))
+    t_hit = 31 / fps - 0.07 / fps
+    sim.stroke(t_hit - 13.0 / 2900.0, "C", tuple(d * 2900.0))
+    res = sim.run(3.0)
+    states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(1.5, 5.0, 0.0, seed=5))
+    u = (obj - c) / np.hypot(*(obj - c))
+    states[31].xy_mm[res.ids.index("12")] -= u * back_mm
+    starts = [e for e in detect_events(TABLE, fps, states) if e.type is EventType.SHOT_START]
+    assert [e.ball for e in starts] == ["C"]
+
+
 def _pushed(fps: float, n: int, accel: float, v0: float = 0.0) -> np.ndarray:
     """A ball run off REST along +x from rest speed v0 speeding up at `accel` mm/s^2 (a hand pushing it)."""
     k = np.arange(1, n + 1)[:, None] / fps
