@@ -331,8 +331,13 @@ class StartLogic:
         if cos >= 0.5:
             return True
         # a slow ball that rolled into a cushion nose looks still for the frames of the touch, then leaves
-        # it the other way: a rebound, not a stop (the nose within the frozen tolerance plus the rest radius)
-        for name, _ in self.table.frozen_cushions(o.anchor, self.s.frozen_tol_mm + self.s.rest_radius_mm):
+        # it the other way: a rebound, not a stop (the nose within the frozen tolerance plus the rest radius
+        # of its rest centre, or within the frozen tolerance of its nearest sample while it looked still: the
+        # centre of an in-and-out is up to a rest radius and more off the nose it reached)
+        _, xy = self.hist.track(o.ball, self.hist.counter_at(t_stop - self.s.rest_window_s), o.n_first - 1)
+        near = {n for p in xy for n, _ in self.table.frozen_cushions(p, self.s.frozen_tol_mm)}
+        near |= {n for n, _ in self.table.frozen_cushions(o.anchor, self.s.frozen_tol_mm + self.s.rest_radius_mm)}
+        for name in sorted(near):
             normal = np.asarray(self.table.cushions[name].normal)  # into the bed
             if float(np.dot(d, normal)) < 0 and float(np.dot(away, normal)) > 0:
                 return True
