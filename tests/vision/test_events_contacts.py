@@ -263,3 +263,22 @@ def test_a_push_whose_struck_ball_is_seen_to_start_late_is_dated_by_the_pushed_b
     first = next(e for e in _contacts(found) if e.confidence >= 0.5)
     assert set(first.balls or ()) == {"5", "9"} and start.t <= first.t, (start.t, first.t)
     assert start.ball == "5" and start.extra["push_geometry"]["object"] == "9"
+
+
+@pytest.mark.parametrize(("gap_mm", "nose_mm", "seed"),
+                         [(30.0, 2.7, 0), (30.0, 10.0, 1), (50.0, 2.7, 2), (50.0, 10.0, 0)])
+def test_a_stroke_into_a_ball_inside_one_frame_is_a_contact(gap_mm: float, nose_mm: float, seed: int) -> None:
+    # seed-37 frame_dynamic shot 3 at 30 fps: C struck at 2.9 m/s at 1, 53 mm away and 3 mm off the left
+    # cushion; C hits 1, 1 the cushion, all before the next frame. Neither ball has a line to fit (the
+    # striker was at rest too), so the first contact was lost and the shot judged 1.5.3.
+    table = Table.load()
+    r = table.ball_radius
+    p1 = np.array([-1381.5, 887.5 - r - nose_mm])
+    d = np.array([0.875, 0.485]) / np.hypot(0.875, 0.485)
+    c = p1 - d * (2 * r + gap_mm)
+    sim = Sim(table, fps=30.0).place("C", tuple(c)).place("1", tuple(p1)).place("9", (900.0, -500.0))
+    sim.stroke(0.5 + seed * 0.007, "C", tuple(d * 2900.0))
+    res = sim.run(3.0)
+    states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=70 + seed))
+    found = [e for e in detect_events(table, 30.0, states) if e.confidence >= 0.5]
+    assert {"C", "1"} in [set(e.balls or ()) for e in found if e.type is EventType.BALL_CONTACT]

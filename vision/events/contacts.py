@@ -279,8 +279,10 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
     hist, rest, s, n_lo, n_hi, radius, fps = w.hist, w.rest, w.s, w.n_lo, w.n_hi, w.radius, w.fps
     anchor = px.pre.p0
     t_x, xy_x = hist.track(x, j + 1, n_hi)
-    if len(t_x) == 0 or rest.anchor_at(other, hist.time(j)) is not None:
-        return None  # a striker at rest has no incoming line
+    if len(t_x) == 0:
+        return None
+    if rest.anchor_at(other, hist.time(j)) is not None:
+        return _struck_into(w, x, other, j, px)  # a striker at rest has no incoming line
     first = xy_x[0] - anchor
     run = float(np.hypot(*first))
     if run <= s.onset_mm:
@@ -319,6 +321,47 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
     po = fixed_pieces(hist, s, other, t_all, xy_all, t_c, False)
     idc = float(min(hist.id_conf[j % hist.size, other], hist.id_conf[j % hist.size, x]))
     return Contact(other, x, float(t_c), s.kink_z, speed, d_min - 2 * radius, u, conf * idc, review, (po, px))
+
+
+def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | None:
+    """The striker was at rest at j too: struck and into x within one frame (30 fps: C 53 mm from 1 at
+    2.9 m/s, 1 against the cushion and off it before the next frame). Neither has a line to fit; what
+    proves the contact is that both are first seen moving on the same frame, apart before (not touching), the
+    striker's first step runs
+    at x (within 40 degrees of the line of their rest centres) and covers the gap to touching (less the
+    contact gate and the noise), and x left away from it (it may have turned off a cushion on the way, so
+    only its side of the line is asked). Dated where that step reaches 2R, at the frame's start if the
+    stroke came then (a lower bound)."""
+    hist, rest, s, n_hi, radius = w.hist, w.rest, w.s, w.n_hi, w.radius
+    anchor_x, anchor_o = px.pre.p0, rest.anchor_at(other, hist.time(j))
+    t_x, xy_x = hist.track(x, j + 1, n_hi)
+    t_o, xy_o = hist.track(other, j + 1, n_hi)
+    if anchor_o is None or len(t_o) == 0 or len(t_x) == 0 or t_o[0] != t_x[0]:
+        return None
+    rel = anchor_x - anchor_o
+    dist = float(np.hypot(*rel))
+    u = rel / max(dist, 1e-9)
+    step = xy_o[0] - anchor_o
+    run = float(np.hypot(*step))
+    need = dist - 2 * radius
+    if need <= s.cause_gap_mm:
+        return None  # touching at rest: an impulse passed on (the pack's momentum judges those)
+    if run <= s.onset_mm or float(np.dot(step, u)) < np.cos(np.radians(40.0)) * run:
+        return None
+    if float(np.dot(step, u)) < need - s.contact_gate_mm - 2 * s.noise_moving_mm:
+        return None  # it stopped short of x: something else set x moving
+    if float(np.dot(xy_x[0] - anchor_x, u)) <= s.onset_mm:
+        return None
+    t_j, dt = hist.time(j), float(t_o[0]) - hist.time(j)
+    t_c = t_j + dt * float(np.clip(need / max(float(np.dot(step, u)), 1e-9), 0.0, 1.0))
+    speed = run / max(dt, 1e-9)
+    conf, review = kink_confidence(s.kink_z, speed, -s.review_band_mm - 1.0, s)
+    if conf <= 0.0:
+        return None
+    t_all, xy_all = hist.track(other, w.n_lo, n_hi)
+    po = fixed_pieces(hist, s, other, t_all, xy_all, t_c, True)
+    idc = float(min(hist.id_conf[j % hist.size, other], hist.id_conf[j % hist.size, x]))
+    return Contact(other, x, float(t_c), s.kink_z, speed, need, u, conf * idc, review, (po, px))
 
 
 def _touching_other(w: Window, x: int, partner: int, p_x: np.ndarray, t: float) -> bool:
