@@ -70,6 +70,20 @@ def test_a_ball_lost_and_found_moving_elsewhere_is_a_doubtful_start(fps: float) 
 
 
 @pytest.mark.parametrize("fps", [60.0, 30.0])
+@pytest.mark.parametrize("off", [(-46.0, 80.0), (60.0, 20.0)])
+def test_a_centre_that_jumps_off_its_rest_and_back_in_one_frame_starts_nothing(fps: float,
+                                                                              off: tuple[float, float]) -> None:
+    # seed-37 cue_ball_in_hand_anywhere: the cue ball carried in a hand over 6, whose tracked centre followed
+    # it 92 mm for one frame and came back: a 5.6 m/s "stroke" of 6 (then 1.4.2 / 1.5.3 on a legal shot)
+    n = int(fps)
+    after = np.tile(REST, (n, 1))
+    after[0] += off
+    state = np.full(n, BallState.STATIONARY)
+    state[:3] = BallState.MOVING
+    assert _still_then(fps, after, state) == []
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
 def test_a_ball_seen_twice_after_it_was_lost_starts_nothing(fps: float) -> None:
     n, hid = int(fps), int(0.3 * fps)
     after = np.tile(REST + np.array([500.0, 100.0]), (n, 1))

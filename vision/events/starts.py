@@ -24,6 +24,7 @@ from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 
+_OUT_AND_BACK_MM = 40.0  # a first step off the rest this long that lands back on it (see _out_and_back)
 _RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 # Existence confidence of a stroke from rest (`start_confidence`): seen leaving its rest position with no
 # cause, or found moving after it was unseen as it left (no motion off the rest position was seen: a ball
@@ -180,6 +181,8 @@ class StartLogic:
             return self._jump_memo[key]
         late = final or self.hist.newest - o.n_first > 3 * self.D
         verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm)
+        if verdict is not True and self._out_and_back(o):
+            verdict = True
         if verdict is True and self._hit_at_once(o):
             verdict = False  # it passed its speed on to a ball it hit inside its first step
         if verdict is True and crept(self.hist, o, self.s, self.fps, 2 * self.D) and not self._too_fast(o):
@@ -191,6 +194,26 @@ class StartLogic:
         if verdict is not None:
             self._jump_memo[key] = verdict
         return verdict
+
+    def _out_and_back(self, o: Onset) -> bool:
+        """Decimetres off its rest and back onto it (within the rest radius) within two frames, with no
+        cushion nose and no other ball within that reach to turn it: no ball reverses along its own path
+        that fast and stops on its spot, so the tracked centre followed something else (a hand carrying the
+        cue ball over it: seed-37 cue_ball_in_hand_anywhere, 6 "struck" at 5.6 m/s for one frame). A ball
+        struck into a cushion 10 cm off does come back near its spot: the nose within reach rules that out."""
+        t, xy = self.hist.track(o.ball, o.n_first, o.n_first + 2)
+        if len(t) < 2:
+            return False
+        out = float(np.hypot(*(xy[0] - o.anchor)))
+        if out <= _OUT_AND_BACK_MM or not bool(np.any(np.hypot(*(xy[1:] - o.anchor).T) <= self.s.rest_radius_mm)):
+            return False
+        if min(self.table.cushion_gaps(o.anchor).values(), default=np.inf) <= out:
+            return False
+        k = o.n_first % self.hist.size
+        for b in range(len(self.ids)):
+            if b != o.ball and self.hist.valid[k, b] and self.table.ball_gap(self.hist.xy[k, b], o.anchor) <= out:
+                return False
+        return True
 
     def _too_fast(self, o: Onset) -> bool:
         """Does the track step faster than any ball runs from the frame before the start on?"""
