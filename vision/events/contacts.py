@@ -326,12 +326,11 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
 def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | None:
     """The striker was at rest at j too: struck and into x within one frame (30 fps: C 53 mm from 1 at
     2.9 m/s, 1 against the cushion and off it before the next frame). Neither has a line to fit; what
-    proves the contact is that both are first seen moving on the same frame, apart before (not touching), the
-    striker's first step runs
-    at x (within 40 degrees of the line of their rest centres) and covers the gap to touching (less the
-    contact gate and the noise), and x left away from it (it may have turned off a cushion on the way, so
-    only its side of the line is asked). Dated where that step reaches 2R, at the frame's start if the
-    stroke came then (a lower bound)."""
+    proves the contact is that both are first seen moving on the same frame, apart before (not touching),
+    the striker's first step runs at x (within 40 degrees of the line of their rest centres) and covers the
+    gap to touching (less the contact gate and the noise), and x left away from it (it may have turned off a
+    cushion on the way, so only its side of the line is asked). Dated where that step reaches 2R, at the
+    frame's start if the stroke came then (a lower bound)."""
     hist, rest, s, n_hi, radius = w.hist, w.rest, w.s, w.n_hi, w.radius
     anchor_x, anchor_o = px.pre.p0, rest.anchor_at(other, hist.time(j))
     t_x, xy_x = hist.track(x, j + 1, n_hi)

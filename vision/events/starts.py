@@ -377,8 +377,7 @@ class StartLogic:
             own_hit = self.hit_from.get((b, other), -np.inf) == tc  # its own hit on a ball judged before it
             # a contact with a ball at rest apart from it that started after it explains nothing unless that
             # ball ran into it (else this ball is the striker)
-            ran_in = self._later_apart(other, o) is None or self._ran_at(other, o)
-            if b in (x, y) and t - back <= tc <= t + s.cause_window_s and not own_hit and ran_in:
+            if b in (x, y) and t - back <= tc <= t + s.cause_window_s and not own_hit and self._ran_at(other, o):
                 return True
         members = {g.ball for g in group}
         caused = False
@@ -399,7 +398,7 @@ class StartLogic:
             # through inside one frame); the starts are judged in time order, so two never cause each other
             recent = min(abs(self.last_hit[a] - t), abs(self.judged[a] - t)) <= s.cause_window_s
             # one that left its rest in the same frame as this one: a cause only if it ran at this ball
-            ran_at = abs(self.started[a] - t) <= s.cause_window_s and self._ran_at(a, o)
+            ran_at = abs(self.started[a] - t) <= s.cause_window_s and self._ran_at(a, o, frame_way=True)
             active = self.motion.anchor_at(a, t) is None or recent or ran_at
             if active and gap <= s.cause_gap_mm + speed / self.fps:
                 caused = True
@@ -414,15 +413,18 @@ class StartLogic:
             return None
         return anchor if self.started[a] > o.t and abs(self.judged[a] - o.t) > self.s.cause_window_s else None
 
-    def _ran_at(self, a: int, o: Onset) -> bool:
-        """Did ball a, starting about when o's ball did, set off towards it? A ball at rest apart from it
-        that started after it is read off where it is a few frames on against its rest centre: its first
-        sample may show a millimetre or two of motion, which the noise can point anywhere (physics frame_free-0:
-        C struck into 12, 13 mm away, 12's first sample pointed back at C, so each start was taken for the
-        other's cause and the shot had no shot_start). A move within the onset distance tells nothing."""
+    def _ran_at(self, a: int, o: Onset, frame_way: bool = False) -> bool:
+        """Did ball a set off towards o's ball? A ball at rest apart from it that started after it is read off
+        where it is a few frames on against its rest centre: its first sample may show a millimetre or two of
+        motion, which the noise can point anywhere (physics frame_free-0: C struck into 12, 13 mm away, 12's
+        first sample pointed back at C, so each start was taken for the other's cause and the shot had no
+        shot_start); a move within the onset distance tells nothing. Any other ball: True, or with
+        `frame_way` the way it ran over the frames around o's start."""
         c_here = self.hist.counter_at(o.t)
         anchor = self._later_apart(a, o)
-        if anchor is None:  # the way it ran over the frames around o's start
+        if anchor is None:
+            if not frame_way:
+                return True
             tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
             return len(tk) >= 2 and float(np.dot(xy[-1] - xy[0], o.anchor - xy[0])) > 0
         tk, xy = self.hist.track(a, c_here + 1, c_here + 3)
