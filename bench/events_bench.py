@@ -306,8 +306,9 @@ def run(
         for e in fp:
             counts[str(e.type)]["fp"] += 1
             misses.append(f"{case.name}: extra  {e.to_json()[:140]}")
-        # contacts outside packs of touching balls (truth and detection both flag the rack's impulse
-        # with extra "cluster"), the figure that speaks of single collisions
+        # contacts outside packs of touching balls (the truth flags contacts of pairs that touched at the
+        # stroke with extra "cluster", the detector its impulses read through packs), the figure that speaks of
+        # single collisions
         solo_t = [e for e in case.truth if e.type is EventType.BALL_CONTACT and not e.extra.get("cluster")]
         # a detection that is one of the truth's pack contacts (same pair, within the tolerance) is in a pack
         # whatever the detector read it as (two pack balls meeting again as they spread, in the same frame)

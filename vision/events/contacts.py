@@ -281,8 +281,9 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
     t_x, xy_x = hist.track(x, j + 1, n_hi)
     if len(t_x) == 0:
         return None
-    if rest.anchor_at(other, hist.time(j)) is not None:
-        return _struck_into(w, x, other, j, px)  # a striker at rest has no incoming line
+    striker_rest = rest.anchor_at(other, hist.time(j))
+    if striker_rest is not None:
+        return _struck_into(w, x, other, j, px, striker_rest)  # a striker at rest has no incoming line
     first = xy_x[0] - anchor
     run = float(np.hypot(*first))
     if run <= s.onset_mm:
@@ -323,19 +324,19 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
     return Contact(other, x, float(t_c), s.kink_z, speed, d_min - 2 * radius, u, conf * idc, review, (po, px))
 
 
-def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | None:
-    """The striker was at rest at j too: struck and into x within one frame (30 fps: C 53 mm from 1 at
+def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces, anchor_o: np.ndarray) -> Contact | None:
+    """The striker was at rest at j too (at anchor_o): struck and into x within one frame (30 fps: C 53 mm from 1 at
     2.9 m/s, 1 against the cushion and off it before the next frame). Neither has a line to fit; what
     proves the contact is that both are first seen moving on the same frame, apart before (not touching),
     the striker's first step runs at x (within 40 degrees of the line of their rest centres) and covers the
     gap to touching (less the contact gate and the noise), and x left away from it (it may have turned off a
     cushion on the way, so only its side of the line is asked). Dated where that step reaches 2R, at the
     frame's start if the stroke came then (a lower bound)."""
-    hist, rest, s, n_hi, radius = w.hist, w.rest, w.s, w.n_hi, w.radius
-    anchor_x, anchor_o = px.pre.p0, rest.anchor_at(other, hist.time(j))
+    hist, s, n_hi, radius = w.hist, w.s, w.n_hi, w.radius
+    anchor_x = px.pre.p0
     t_x, xy_x = hist.track(x, j + 1, n_hi)
     t_o, xy_o = hist.track(other, j + 1, n_hi)
-    if anchor_o is None or len(t_o) == 0 or len(t_x) == 0 or t_o[0] != t_x[0]:
+    if len(t_o) == 0 or len(t_x) == 0 or t_o[0] != t_x[0]:
         return None
     rel = anchor_x - anchor_o
     dist = float(np.hypot(*rel))
