@@ -241,15 +241,17 @@ class TrackSet:
     def _may_smear(self, active: list[Track], dets: Detections, foreign: np.ndarray, dt: float,
                    occluded: Occluded | None) -> np.ndarray:
         """Per track: may its ball be seen smeared over the cloth this frame (so that its colour reads foreign)?
-        A ball moving more than half a radius a frame (the longest exposure is the frame time), or a ball at rest
-        in clear view that is no longer seen in place (just struck); never a ball held hidden or covered, nor one
-        still seen in place: those read their own colour, and a foreign reading near them is the hand."""
+        A ball moving more than half a radius a frame (the longest exposure is the frame time) or seen moving once
+        only (struck inside the frame of its first step, its speed is not known yet: a cue ball seen 17 mm off its
+        rest at 30 fps was on its next frame a 2.9 m/s streak), or a ball at rest in clear view that is no longer
+        seen in place (just struck); never a ball held hidden or covered, nor one still seen in place: those read
+        their own colour, and a foreign reading near them is the hand."""
         blur = 0.5 * self.R / dt  # mm/s
         ok = dets.xy_mm[~foreign]
         out = np.zeros(len(active), dtype=bool)
         for i, tr in enumerate(active):
             if tr.state == BallState.MOVING:
-                out[i] = float(np.hypot(*tr.prev_v)) > blur
+                out[i] = float(np.hypot(*tr.prev_v)) > blur or tr.moving_seen <= 1
             elif tr.state == BallState.STATIONARY:
                 in_place = bool(len(ok)) and float(np.min(np.hypot(*(ok - tr.xy).T))) < 0.5 * self.R
                 out[i] = not in_place and not (occluded is not None and occluded(tr.xy))
@@ -377,6 +379,7 @@ class TrackSet:
             self._learn_colour(tr, dets, k)
         tr.history.append(tr.xy)
         motion_state(tr, spinning, self.config)
+        tr.moving_seen = tr.moving_seen + 1 if tr.state == BallState.MOVING else 0
 
     def _missed(self, tr: Track, dt: float, occluded: Occluded | None) -> None:
         cfg = self.config
