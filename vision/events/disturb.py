@@ -18,6 +18,7 @@ from vision.events.history import History
 from vision.events.motion import Onset
 from vision.events.settings import EventSettings, frames
 from vision.events.strokes import FOLLOW_GAIN, RunFit
+from vision.types import BallState
 
 # How long a slow start with no cause waits to show where its ball rests: a ball below the stroke speed
 # between shots (100 mm/s) stops within ~1 s at the cloth's rolling deceleration (~100 mm/s^2), a push of
@@ -49,6 +50,20 @@ def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings
     return False
 
 
+def left_covered(hist: History, o: Onset) -> bool:
+    """Did the ball leave its rest position while covered: held hidden by the tracker (an occluder over it) on
+    every frame from its last sample at rest to its first sample off it? The cue's tip strikes a ball the camera
+    sees (the bridge hand and the arm are behind it); what covers a ball as it starts is a hand, a sleeve, an arm."""
+    k = hist.idx(o.n_first - hist.size, o.n_first - 1)
+    if len(k) == 0:
+        return False
+    seen = hist.valid[k, o.ball]
+    if not seen.any():
+        return False
+    gap = k[int(np.nonzero(seen)[0][-1]) + 1 :]
+    return len(gap) > 0 and bool(np.all(hist.state[gap, o.ball] == BallState.HIDDEN))
+
+
 def impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, float, dict[str, Any]]:
     """Stroke or disturbance from a start's run: (disturbed, confidence, extra). A stroke is an impulse at
     or above the stroke speed `floor`; a run that sped up beyond what follow spin gives (`FOLLOW_GAIN`) was
@@ -72,3 +87,17 @@ def impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, 
         extra["why"] = "; ".join(why)
     conf = 0.9 if not why else 0.6
     return disturbed, conf, extra
+
+
+def covered_push(fit: RunFit | None, speed: float, s: EventSettings) -> tuple[float, dict[str, Any]] | None:
+    """A start that left covered (`left_covered`) slower than a stroke can be while a shot runs
+    (`early_stroke_min_speed_mm_s`): (confidence, extra) of a disturbance, always for review (the hand that
+    moved it was seen, the touch was not), or None when it ran as fast as a stroke."""
+    v = fit.v if fit is not None else speed
+    if v >= s.early_stroke_min_speed_mm_s:
+        return None
+    extra: dict[str, Any] = {"covered": True, "review": True,
+                             "why": f"left its rest position unseen under a hand or an arm, at {v:.0f} mm/s"}
+    if fit is not None:
+        extra["speed_sigma_mm_s"] = round(fit.sigma_v, 1)
+    return 0.6, extra

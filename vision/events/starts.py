@@ -15,7 +15,7 @@ import numpy as np
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events.contacts import Contact, Window, verify_in
-from vision.events.disturb import SETTLE_WAIT_S, came_back, impulse_or_push
+from vision.events.disturb import SETTLE_WAIT_S, came_back, covered_push, impulse_or_push, left_covered
 from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.lines import LineWatcher
@@ -480,12 +480,18 @@ class StartLogic:
         s, b = self.s, o.ball
         running = self.phase is ShotPhase.RUNNING
         fit = self._run(o, True)[1] if self._maybe_slow(o) else None
+        covered = covered_push(fit, o.speed, s) if left_covered(self.hist, o) else None
         if fit is not None:
             disturbed, conf, extra = impulse_or_push(fit, self._stroke_floor(), s)
-            if not disturbed:
+            if not disturbed and covered is None:
                 return None
+            if not disturbed and covered is not None:
+                conf, extra = covered
             info = {"speed_mm_s": round(fit.v, 1), "during_shot": running, **extra}
             return Event(EventType.BALL_DISTURBED, fit.t_s, 0, conf, ball=self.ids[b], extra=info)
+        if covered is not None and o.speed >= self._stroke_floor():
+            info = {"speed_mm_s": round(o.speed, 1), "during_shot": running, **covered[1]}
+            return Event(EventType.BALL_DISTURBED, o.t, 0, covered[0], ball=self.ids[b], extra=info)
         if o.speed < self._stroke_floor():
             info = {"speed_mm_s": round(o.speed, 1), "during_shot": running}
             return Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info)
