@@ -99,6 +99,20 @@ def test_a_ball_that_leaves_its_rest_under_a_hand_slower_than_a_stroke_was_distu
 
 
 @pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_ball_read_weakly_under_a_hand_as_it_leaves_was_disturbed_for_review(fps: float) -> None:
+    # heldout41 foul_ball_touched_by_hand: hidden under the hand for seconds, ball 5 is read inside the hand's
+    # blob (confidence 0.28) on the frame before it leaves its rest at 150 mm/s (before: a stroke of 5)
+    after, state = _pushed(fps, 150.0, 0.0, covered=False)
+    states = still_then(fps, REST, after, state)
+    n0 = int(fps)
+    for s in states[n0 - int(0.5 * fps) : n0 + 2]:  # the hand over it from 0.5 s before to its first frames
+        s.confidence[1] = 0.28
+    events = [e for e in detect_events(TABLE, fps, states) if e.type is not EventType.SHOT_END]
+    assert [e.type for e in events] == [EventType.BALL_DISTURBED]
+    assert events[0].extra.get("covered")
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
 def test_the_same_run_seen_leaving_or_as_fast_as_a_stroke_is_a_stroke(fps: float) -> None:
     after, state = _pushed(fps, 177.0, 0.0, covered=False)  # in view as it leaves: the cue struck it
     assert [e.type for e in _events(fps, REST, after, state)][:1] == [EventType.SHOT_START]

@@ -25,6 +25,9 @@ from vision.types import BallState
 # 50 mm/s in ~0.5 s; an occluder passing over a ball uncovers it within that time in the cases seen (the cue
 # withdrawn, a hand passing). Past it the start is judged on its run alone, as before this reading existed.
 SETTLE_WAIT_S = 1.0
+# A ball's position confidence under this: its disc was found inside an occluder's blob (the detector scales
+# those by OCCLUDED_CONF = 0.4 at most), so the ball was partly covered
+COVERED_CONF = 0.5
 
 
 def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings, fps: float) -> bool:
@@ -51,17 +54,16 @@ def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings
 
 
 def left_covered(hist: History, o: Onset) -> bool:
-    """Did the ball leave its rest position while covered: held hidden by the tracker (an occluder over it) on
-    every frame from its last sample at rest to its first sample off it? The cue's tip strikes a ball the camera
-    sees (the bridge hand and the arm are behind it); what covers a ball as it starts is a hand, a sleeve, an arm."""
+    """Did the ball leave its rest position while covered: held hidden by the tracker (an occluder over it), or
+    read weakly (`COVERED_CONF`: a disc inside an occluder's blob), on every frame from its last clear sample to
+    its first sample off its rest? The cue's tip strikes a ball the camera sees (the bridge hand and the arm are
+    behind it); what covers a ball as it starts is a hand, a sleeve, an arm."""
     k = hist.idx(o.n_first - hist.size, o.n_first - 1)
     if len(k) == 0:
         return False
-    seen = hist.valid[k, o.ball]
-    if not seen.any():
-        return False
-    gap = k[int(np.nonzero(seen)[0][-1]) + 1 :]
-    return len(gap) > 0 and bool(np.all(hist.state[gap, o.ball] == BallState.HIDDEN))
+    clear = np.nonzero(hist.valid[k, o.ball] & (hist.conf[k, o.ball] >= COVERED_CONF))[0]
+    gap = k[int(clear[-1]) + 1 :] if len(clear) else k  # covered longer than the history holds: all of it
+    return len(gap) > 0 and bool(np.all((hist.state[gap, o.ball] == BallState.HIDDEN) | hist.valid[gap, o.ball]))
 
 
 def impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, float, dict[str, Any]]:
