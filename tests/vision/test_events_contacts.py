@@ -282,3 +282,23 @@ def test_a_stroke_into_a_ball_inside_one_frame_is_a_contact(gap_mm: float, nose_
     states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=70 + seed))
     found = [e for e in detect_events(table, 30.0, states) if e.confidence >= 0.5]
     assert {"C", "1"} in [set(e.balls or ()) for e in found if e.type is EventType.BALL_CONTACT]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_stroke_that_hits_a_ball_in_its_second_frame_at_30_fps_is_a_stroke_and_the_first_contact(seed: int) -> None:
+    """C struck at 3.2 m/s at 30 fps runs ~107 mm a frame; 11 lies 152 mm beyond contact, so C hits it inside
+    its second frame interval: C's first step is its full speed, its second a part of it, then it crawls on.
+    That first step outruns the rest of its run like a jumping centre, but it handed its speed on to 11 over
+    those two steps: C's start is the stroke and C-11 the first contact (heldout41 frame_combined shot 4:
+    before, C's start was taken for a jump, 11's for the stroke, judged 1.4.2)."""
+    sim = Sim(TABLE, fps=30.0).place("11", (0.0, 0.0)).place("C", (0.0, -220.0))
+    res = sim.stroke(1.0 + 0.08 / 30.0, "C", (0.0, 3200.0)).run(2.0)
+    truth = _contacts(res.events)
+    assert truth and set(truth[0].balls or ()) == {"C", "11"}
+    states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=700 + seed))
+    events = detect_events(TABLE, 30.0, states)
+    starts = [e for e in events if e.type is EventType.SHOT_START]
+    assert [e.agents for e in starts] == [("C",)], starts
+    found = [e for e in _contacts(events) if e.confidence >= 0.5]
+    assert found and set(found[0].balls or ()) == {"C", "11"}, found
+    assert abs(found[0].t - truth[0].t) * 30 <= 2

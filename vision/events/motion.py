@@ -8,6 +8,7 @@ when every centre of the last `rest_window_s` lies within `rest_radius_mm` of th
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -295,12 +296,15 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     after = np.hypot(*np.diff(xy, axis=0).T) / np.maximum(np.diff(t), 1e-9)
     if max(step, float(np.max(after))) > MAX_SPEED_MM_S:
         return True  # no ball runs that fast: the track jumps, at the start or right after it
-    if step > float(np.max(after)) + JUMP_EXCESS_MM_S and not _handed_on(hist, o, xy[0], 2 * rest_radius_mm):
-        return True  # a stroke leaves no faster than it runs on, give or take the noise
+    # a stroke leaves no faster than it runs on, give or take the noise; unless it hit a ball on its first or
+    # second step (a hit inside the second frame interval slows that step too: at 30 fps a ball struck at 3 m/s
+    # runs 100 mm a frame, and a ball 150 mm away is hit in the second)
+    if step > float(np.max(after)) + JUMP_EXCESS_MM_S and not _handed_on(hist, o, xy[:2], 2 * rest_radius_mm):
+        return True
     still = float(np.max(np.hypot(*(xy - xy[0]).T))) <= rest_radius_mm
     if not still:
         return False
-    if gap <= 2.5 / fps and _handed_on(hist, o, xy[0], 2 * rest_radius_mm):
+    if gap <= 2.5 / fps and _handed_on(hist, o, xy[:1], 2 * rest_radius_mm):
         return False  # it passed its speed on to a ball in its first step (stopped dead by a full hit)
     # seen leaving and still at once: a ball that rolled its first step (faster than onset_mm a frame, some
     # 400 mm/s at 60 fps) runs on for decimetres, it cannot stop within a frame unless it hit a ball; so
@@ -308,23 +312,29 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     return True if t[-1] - t[0] >= (look - 0.5) / fps else None
 
 
-def _handed_on(hist: History, o: Onset, first: np.ndarray, moved_mm: float) -> bool:
-    """Did the ball pass speed on to another inside its first step? A ball at rest within reach of that step
-    (the segment from the rest position to the first centre seen off it) left its place (by more than
-    `moved_mm`, beyond a resting centre's scatter) over the same frames:
+def _handed_on(hist: History, o: Onset, path: np.ndarray, moved_mm: float) -> bool:
+    """Did the ball pass speed on to another inside its first steps? A ball at rest within reach of them (the
+    segments from the rest position through the centres `path` (K, 2) seen off it) left its place (by more
+    than `moved_mm`, beyond a resting centre's scatter) over the same frames:
     a hit in the first frame interval slows the striker at once, so its first step is faster than its run."""
     h = o.n_first
-    ab = first - o.anchor
+    pts = np.vstack([o.anchor, np.asarray(path, dtype=float).reshape(-1, 2)])
     for b in range(len(hist.ids)):
         if b == o.ball:
             continue
         t0, p0 = hist.track(b, h - 2, h - 1)
-        t1, p1 = hist.track(b, h, h + 2)
+        t1, p1 = hist.track(b, h, h + 1 + len(pts))
         if not (len(t0) and len(t1)):
             continue
         q = p0[-1]
-        u = float(np.clip(np.dot(q - o.anchor, ab) / max(float(np.dot(ab, ab)), 1e-9), 0.0, 1.0))
-        near = float(np.hypot(*(q - (o.anchor + u * ab)))) <= _HIT_REACH_MM
+        near = min(_seg_dist(q, a, c) for a, c in itertools.pairwise(pts)) <= _HIT_REACH_MM
         if near and float(np.max(np.hypot(*(p1 - q).T))) > moved_mm:
             return True
     return False
+
+
+def _seg_dist(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Distance from q to the segment a-b."""
+    ab = b - a
+    u = float(np.clip(np.dot(q - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0.0, 1.0))
+    return float(np.hypot(*(q - (a + u * ab))))
