@@ -4,7 +4,7 @@
     python -m bench.speed_bench --video FILE    # any video
 
 The process pins itself to one CPU and caps OpenCV, FFmpeg and BLAS threads at one. Figures: bare decode
-(PyAV, planar YUV, no colour conversion; with the deblocking filter and without it, as analyze decodes), the
+(PyAV, planar YUV, no colour conversion; with the deblocking filter, as analyze decodes, and without it), the
 analysis (decode + detection + tracking + events + rules, what `analyze --no-video` runs) and the analysis with
 annotated.mp4 encoding. The one-off automatic calibration on the first frame is timed apart. Target: the analysis
 at >= 2x real time (120 fps at 60 fps).
@@ -82,7 +82,7 @@ def default_video(scenario: str = "break", seed: int = 0) -> Path:
 
 
 def decode_fps(video: Path, max_frames: int, deblock: bool = True) -> tuple[float, float, int]:
-    """(wall-clock fps, CPU-time fps, frames) of bare decoding (`deblock=False`: as the analysis decodes)."""
+    """(wall-clock fps, CPU-time fps, frames) of bare decoding (`deblock=False`: AnalyzeConfig.deblock off)."""
     from service.pipeline.video import ReadStatus, read_frames
 
     status = ReadStatus()
@@ -164,7 +164,7 @@ def run(video: Path | None = None, max_frames: int = 600, verbose: bool = True) 
               " i.e. the rate on an idle core)")
         print(f"  {'':36s}{'wall fps':>10s}{'cpu fps':>10s}{'x real time (cpu)':>20s}")
         print(f"  {'bare decode (PyAV, YUV planes)':36s}{dec:10.1f}{dec_cpu:10.1f}{dec_cpu / meta.fps:20.2f}")
-        print(f"  {'... no deblocking (as analyze reads)':36s}{fast:10.1f}{fast_cpu:10.1f}{fast_cpu / meta.fps:20.2f}")
+        print(f"  {'... no deblocking (deblock=False)':36s}{fast:10.1f}{fast_cpu:10.1f}{fast_cpu / meta.fps:20.2f}")
         print(f"  {'analysis (analyze --no-video)':36s}{ana['fps']:10.1f}{ana['cpu_fps']:10.1f}"
               f"{ana['cpu_fps'] / meta.fps:20.2f}   target >= {TARGET_X:.0f}x")
         print(f"  {'analysis + annotated.mp4':36s}{ann['fps']:10.1f}{ann['cpu_fps']:10.1f}"

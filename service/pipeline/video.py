@@ -82,7 +82,7 @@ def read_frames(
     `threads=1` pins the decoder to one core (speed benchmark); 0 lets FFmpeg choose. `i420=True` hands
     out the decoder's planar YUV 4:2:0 without a colour conversion when the stream has it (vision reads
     it directly; `vision.source.bgr_of` converts when a picture is needed). `deblock=False` skips the codec's
-    in-loop deblocking filter (FFmpeg's skip_loop_filter): a third of H.264's decoding time at 1080p; the
+    in-loop deblocking filter (FFmpeg's skip_loop_filter): a fifth of H.264's decoding time at 1080p; the
     pictures differ from the filtered ones by about one grey level rms (0.8-1.1 measured on the synthetic
     videos, the references drift that little over a group of pictures), far under what detection resolves.
     """

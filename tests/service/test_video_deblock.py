@@ -1,4 +1,5 @@
-"""The analysis decodes without the codec's deblocking filter: the same frames, pictures within about a grey level."""
+"""Decoding without the codec's deblocking filter (an option of the analysis): the same frames, pictures within about
+a grey level."""
 
 from __future__ import annotations
 
@@ -33,5 +34,5 @@ def test_without_deblocking_the_same_frames_come_out_a_grey_level_apart_at_most(
     assert max(rms) > 0.0  # the filter was skipped: inter frames differ
 
 
-def test_analyze_decodes_without_deblocking_unless_asked() -> None:
-    assert AnalyzeConfig(video=VIDEO, out=Path("x")).deblock is False
+def test_analyze_decodes_with_deblocking_unless_asked() -> None:
+    assert AnalyzeConfig(video=VIDEO, out=Path("x")).deblock is True
