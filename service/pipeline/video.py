@@ -84,7 +84,8 @@ def read_frames(
     it directly; `vision.source.bgr_of` converts when a picture is needed). `deblock=False` skips the codec's
     in-loop deblocking filter (FFmpeg's skip_loop_filter): a fifth of H.264's decoding time at 1080p; the
     pictures differ from the filtered ones by about one grey level rms (0.8-1.1 measured on the synthetic
-    videos, the references drift that little over a group of pictures), far under what detection resolves.
+    videos, the references drift that little over a group of pictures), yet enough to move a marginal detection
+    (see `AnalyzeConfig.deblock`).
     """
     try:
         container = av.open(str(path))
