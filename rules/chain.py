@@ -59,6 +59,9 @@ class ChainResult:
     crossers: list[str] = field(default_factory=list)  # balls crossing the centre line after it (note 3 applied)
     potted: list[str] = field(default_factory=list)  # balls potted after it
     note3_ignored: list[Event] = field(default_factory=list)
+    # contacts of one instant (`RulesSettings.simultaneous_s`) that passed the token the chain rests on against
+    # their reported order: for the referee's review
+    order_review: list[Event] = field(default_factory=list)
 
 
 def name(ball: str) -> str:
@@ -102,9 +105,17 @@ class _Tokens:
         self.by_ball: dict[str, dict[tuple[TokenKind, str], Token]] = {}
         self.settings = settings
 
-    def add(self, ball: str, tok: Token) -> None:
-        key = (tok.kind, self.settings.cushion_key(tok.cushion) if tok.cushion else "")
-        self.by_ball.setdefault(ball, {}).setdefault(key, tok)
+    def add(self, ball: str, tok: Token) -> bool:
+        """Give the ball this token; False when it held one of that kind and cushion already."""
+        key = self.key(tok)
+        held = self.by_ball.setdefault(ball, {})
+        if key in held:
+            return False
+        held[key] = tok
+        return True
+
+    def key(self, tok: Token) -> tuple[TokenKind, str]:
+        return (tok.kind, self.settings.cushion_key(tok.cushion) if tok.cushion else "")
 
     def of(self, ball: str) -> list[Token]:
         # Own tokens first: a chain the ball made itself reads better than one it received.
@@ -149,13 +160,34 @@ def judge_chain(
     left_line: set[str] = set()  # note 3: the first crossing of a ball that starts on the line is its leave
     moved: set[str] = set()
     toks = _Tokens(settings)
+    instant: list[Event] = []  # the contacts of the latest instant (see RulesSettings.simultaneous_s)
+    out_of_order: dict[tuple[str, tuple[TokenKind, str]], list[Event]] = {}  # tokens passed against the order
 
-    def win(clause: str, text: str, e: Event, tok: Token | None = None) -> None:
+    def win(clause: str, text: str, e: Event, tok: Token | None = None, ball: str | None = None) -> None:
         if not res.legal:
             res.legal, res.clause, res.text = True, clause, text
             if tok is not None and tok.event is not None:
                 res.rests_on.append(tok.event)
             res.rests_on.append(e)
+            if tok is not None and ball is not None:
+                res.order_review.extend(out_of_order.get((ball, toks.key(tok)), []))
+
+    def pass_through_instant(e: Event) -> None:
+        """Tokens through every contact of the instant e belongs to, to a fixed point."""
+        if instant and e.t - instant[-1].t > settings.simultaneous_s:
+            instant.clear()
+        instant.append(e)
+        changed = len(instant) > 1
+        while changed:
+            changed = False
+            for c in instant:
+                assert c.balls is not None
+                x, y = c.balls
+                for giver, taker in ((x, y), (y, x)):
+                    for tok in toks.of(giver):
+                        if toks.add(taker, tok):
+                            changed = True
+                            out_of_order[(taker, toks.key(tok))] = list(instant)
 
     for i, e in enumerate(events):
         counting = first_contact is not None and i >= first_contact
@@ -172,10 +204,10 @@ def judge_chain(
             tok = toks.any_cushion(b)
             if tok is not None:
                 if tok.origin == b:
-                    win("1.20(4a)", f"{_origin_phrase(tok)}, then crossed the centre line (1.20(4a))", e, tok)
+                    win("1.20(4a)", f"{_origin_phrase(tok)}, then crossed the centre line (1.20(4a))", e, tok, b)
                 else:
                     win("1.20(4b)", f"{_origin_phrase(tok)}, then rolled {name(b)} across the centre line "
-                        "(1.20(4b))", e, tok)
+                        "(1.20(4b))", e, tok, b)
             toks.add(b, Token(TokenKind.LINE, b, None, e))
         elif e.type is EventType.CUSHION and e.ball is not None and e.cushion is not None:
             b, s = e.ball, e.cushion
@@ -189,11 +221,11 @@ def judge_chain(
             if tl is not None:
                 clause = "1.20(3a)" if tl.origin == b else "1.20(3b)"
                 verb = "touched the" if tl.origin == b else f"drove {name(b)} to the"
-                win(clause, f"{_origin_phrase(tl)}, then {verb} {s} cushion ({clause})", e, tl)
+                win(clause, f"{_origin_phrase(tl)}, then {verb} {s} cushion ({clause})", e, tl, b)
             elif tc is not None:
                 clause = "1.20(2a)" if tc.origin == b else "1.20(2b)"
                 verb = "touched the" if tc.origin == b else f"drove {name(b)} to the"
-                win(clause, f"{_origin_phrase(tc)}, then {verb} {s} cushion ({clause})", e, tc)
+                win(clause, f"{_origin_phrase(tc)}, then {verb} {s} cushion ({clause})", e, tc, b)
             toks.add(b, Token(TokenKind.CUSHION, b, s, e))
         elif e.type is EventType.BALL_CONTACT and e.balls is not None:
             a, b = e.balls
@@ -215,12 +247,13 @@ def judge_chain(
                     clause = ("1.20(3c)" if tl is not None else "1.20(2c)")
                     verb = "touched" if qualifying.origin == hitter else f"drove {name(hitter)} onto"
                     win(clause, f"{_origin_phrase(qualifying)}, then {verb} {name(target)} frozen to the "
-                        f"{fi.cushion} cushion ({clause})", e, qualifying)
+                        f"{fi.cushion} cushion ({clause})", e, qualifying, hitter)
             ta, tb = toks.of(a), toks.of(b)
             for tok in tb:
                 toks.add(a, tok)
             for tok in ta:
                 toks.add(b, tok)
+            pass_through_instant(e)
             # Note 2, declared case: a ball declared frozen to S hands cushion(S) to the ball that hits it.
             for hitter, target in ((a, b), (b, a)):
                 if target not in moved:

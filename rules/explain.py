@@ -40,6 +40,11 @@ def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], 
                        f"{cfg.frozen_tol_mm:g} mm (1.20(2c)/(3c))")
         events.append({"type": "frozen", "ball": fi.ball, "cushion": fi.cushion,
                        "gap_mm": None if fi.gap_mm != fi.gap_mm else round(fi.gap_mm, 3)})
+    if facts.chain.order_review:
+        pairs = ", ".join("-".join(e.agents) for e in facts.chain.order_review)
+        reasons.append(f"the chain passes through contacts {pairs} within {cfg.simultaneous_s * 1000:g} ms of each "
+                       "other, whose order the camera cannot tell (RulesSettings.simultaneous_s)")
+        events.extend(event_ref(e) for e in facts.chain.order_review)
     if facts.push is not None and facts.push.review:
         reasons.append(facts.push.text)
     for r in _restored_once(facts):

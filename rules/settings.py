@@ -35,6 +35,10 @@ class RulesSettings:
     on_line_mm: a ball centre this close to the centre line at shot_start starts "on" it (1.20 note 3).
     review_confidence: an event the verdict rests on with a confidence below this is marked for review.
     moved_mm: a ball that moved less than this between shot_start and shot_end did not move (1.19.2).
+    simultaneous_s: ball contacts this close in time (each to the one before) are one instant for the token
+        model: tokens pass through all of them whatever their reported order (a chain through touching balls
+        runs in well under a millisecond, a camera dates a contact to a few); a chain that rests on that is
+        marked for review.
     """
 
     frozen_tol_mm: float = 1.0
@@ -44,11 +48,12 @@ class RulesSettings:
     on_line_mm: float = 0.5
     review_confidence: float = 0.6
     moved_mm: float = 1.0
+    simultaneous_s: float = 0.005
     cushion_identity: CushionIdentity = CushionIdentity.SEGMENT
 
     def __post_init__(self) -> None:
         for name in ("frozen_tol_mm", "frozen_band_mm", "touching_tol_mm", "touching_band_mm", "on_line_mm",
-                     "moved_mm"):
+                     "moved_mm", "simultaneous_s"):
             if getattr(self, name) < 0:
                 raise ValueError(f"RulesSettings.{name} must be >= 0, got {getattr(self, name)!r}")
         if not 0.0 <= self.review_confidence <= 1.0:

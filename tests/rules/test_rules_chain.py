@@ -153,3 +153,27 @@ def test_declared_frozen_not_seen_frozen_is_reviewed(frozen: list, review: bool)
     rows = play_rows("russian71", steps, frozen=frozen, before=[declare])
     v = judge_one(rows)
     assert v.legal and v.review.flag is review
+
+
+def _chain_back_through(dt_last: float) -> list[dict]:
+    """touching_cluster_hit (heldout41): C hits 2 of the touching 2-9-12; 12 comes off the rear cushion and rolls
+    back into 9, the impulse runs through 9 and 2 into C, which crosses the centre line. The three contacts of
+    that instant are reported 2-C, 9-2, then 12-9 `dt_last` later: the camera's timing, not the order."""
+    steps = [("contact", "C", "2"), ("contact", "2", "9"), ("contact", "9", "12"), ("cushion", "12", "rear"),
+             ("contact", "2", "C"), ("contact", "9", "2"), ("contact", "12", "9"), ("cross", "C", "front")]
+    rows = play_rows("free", steps)
+    back = [r for r in rows if r["type"] == "ball_contact"][3:]
+    t0 = back[0]["t"]
+    back[1]["t"], back[2]["t"] = t0 + 0.0005, t0 + dt_last
+    return rows
+
+
+def test_contacts_of_one_instant_pass_tokens_whatever_their_reported_order_for_review() -> None:
+    v = judge_one(_chain_back_through(0.002))
+    assert v.legal and v.chain is not None and v.chain.endswith("(1.20(4b))"), v.explanation
+    assert v.review.flag and any("whose order the camera cannot tell" in r for r in v.review.reasons)
+
+
+def test_contacts_apart_in_time_pass_tokens_in_their_order_only() -> None:
+    v = judge_one(_chain_back_through(0.05))  # 12 reached 9 after 2 had left C: nothing passed back to C
+    assert not v.legal and [f.clause for f in v.fouls] == ["1.20"]
