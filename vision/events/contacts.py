@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calibration.table import Table
 from vision.events.fit import LineFit, first_time_within, fit_line
 from vision.events.history import History
 from vision.events.kink import Pieces, RestLookup, best_split
@@ -55,6 +56,7 @@ class Window:
     radius: float
     fps: float
     kinks: Mapping[int, Sequence[float]]
+    table: Table | None = None  # the cushion noses, for a ball hit into one within its first frame
 
 
 def pair_candidates(hist: History, rest: RestLookup, m: int, radius: float, s: EventSettings) -> list[tuple[int, int]]:
@@ -271,6 +273,24 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px))
 
 
+def _ways_off(w: Window, anchor: np.ndarray, u: np.ndarray, run: float) -> list[np.ndarray]:
+    """Where a ball at `anchor` hit along u can have got in its first step of length `run`: along u, or, off
+    the nose of a cushion it lies less than that step from (driven into it and back off it within the frame:
+    30 fps, a ball 10 mm off the front cushion hit at 2 m/s), along u with its normal part turned back by the
+    nose's restitution, anything from none (along the nose) to all (the mirror image): three of those."""
+    ways = [u]
+    if w.table is None:
+        return ways
+    for name, gap in w.table.cushion_gaps(anchor).items():
+        normal = np.asarray(w.table.cushions[name].normal, dtype=float)  # into the bed
+        u_n = float(np.dot(u, normal))
+        if gap < run + w.s.contact_gate_mm and u_n < 0.0:
+            for e in (0.0, 0.5, 1.0):
+                way = u - (1.0 + e) * u_n * normal
+                ways.append(way / max(float(np.hypot(*way)), 1e-9))
+    return ways
+
+
 def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | None:
     """x turned within its first frame of motion (off a cushion it lay near, or into another ball), so its
     fitted start line points elsewhere: its first step alone, from the rest anchor to the first sample,
@@ -312,7 +332,7 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
         return None
     u = anchor - pre.at(t_c)
     u = u / max(float(np.hypot(*u)), 1e-9)
-    if float(np.dot(first, u)) < np.cos(np.radians(40.0)) * run:
+    if not any(float(np.dot(first, way)) >= np.cos(np.radians(40.0)) * run for way in _ways_off(w, anchor, u, run)):
         return None
     speed = run / max(float(t_x[0]) - t_c, 0.5 / fps)
     conf, review = kink_confidence(s.kink_z, speed, min(d_min - 2 * radius, -s.review_band_mm - 1.0), s)

@@ -137,7 +137,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             return
         n_lo = m - 1 - self.W
         for a, b in pair_candidates(h, self.motion, m, self.R, s):
-            c = verify_in(Window(h, self.motion, s, m, n_lo, n_hi, self.R, self.fps, self.kinks), a, b)
+            c = verify_in(Window(h, self.motion, s, m, n_lo, n_hi, self.R, self.fps, self.kinks, self.table), a, b)
             if c is not None:
                 self._contact(c)
         for ball in touch_candidates(h, self.motion, self.bound, m, self.R, s):

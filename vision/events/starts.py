@@ -437,7 +437,8 @@ class StartLogic:
         m = o.n_first - 1
         n_hi = min(self.hist.newest, o.n_first + self.D)
         c = verify_in(
-            Window(self.hist, self.motion, self.s, m, m - 1 - self.W, n_hi, self.R, self.fps, self.kinks), a, o.ball
+            Window(self.hist, self.motion, self.s, m, m - 1 - self.W, n_hi, self.R, self.fps, self.kinks, self.table),
+            a, o.ball
         )
         if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
             # two balls at rest: an impulse passed on, no earlier than the hit that brought it
