@@ -222,12 +222,28 @@ def _fitted_touch(
     # other cushion's friction only slows it along it; a slow ball leaves within a noise sigma or two of
     # the nose, so the sign is what is asked)
     off = np.where(np.arange(len(off)) == i, 0.0, np.inf)
-    along = best_split(hist, rest, s, (ball,), range(m - 2, m + 2), n_lo, n_hi, axis=(pts[i], n))
-    if along is None or along[1][0].at_rest_before:
-        return None
-    j, (pc,) = along
-    t_c, margin, _ = locate(pc)
-    return judge(j, pc, t_c, margin)
+    # the normal at the closest point, radial from a jaw tip when that point is the segment's end; a ball
+    # rattling at the tip may be touching the flat nose beside it, whose own normal then separates the bounces
+    best: Touch | None = None
+    for axis_n in _normals(bound, i, n):
+        along = best_split(hist, rest, s, (ball,), range(m - 2, m + 2), n_lo, n_hi, axis=(pts[i], axis_n))
+        if along is None or along[1][0].at_rest_before:
+            continue
+        j, (pc,) = along
+        n = axis_n
+        t_c, margin, _ = locate(pc)
+        got = judge(j, pc, t_c, margin)
+        if got is not None and (best is None or got.confidence > best.confidence):
+            best = got
+    return best
+
+
+def _normals(bound: Boundary, i: int, n: np.ndarray) -> list[np.ndarray]:
+    """n, and segment i's own nose normal (into the bed) when it differs from n by more than a few degrees."""
+    ab = bound.b[i] - bound.a[i]
+    own = np.array([-ab[1], ab[0]]) / max(float(np.hypot(*ab)), 1e-9)
+    own = own if float(np.dot(own, n)) >= 0.0 else -own
+    return [n] if float(np.dot(own, n)) > np.cos(np.radians(5.0)) else [n, own]
 
 
 def driven_into(
