@@ -115,6 +115,7 @@ class _Tokens:
         return True
 
     def key(self, tok: Token) -> tuple[TokenKind, str]:
+        """What makes two tokens the same: their kind and (the identity of) their cushion."""
         return (tok.kind, self.settings.cushion_key(tok.cushion) if tok.cushion else "")
 
     def of(self, ball: str) -> list[Token]:
@@ -172,11 +173,23 @@ def judge_chain(
             if tok is not None and ball is not None:
                 res.order_review.extend(out_of_order.get((ball, toks.key(tok)), []))
 
+    def give(giver: str, taker: str, tok: Token) -> bool:
+        """Pass a token on; one that reached the giver against the reported order stays marked so."""
+        if not toks.add(taker, tok):
+            return False
+        doubt = out_of_order.get((giver, toks.key(tok)))
+        if doubt is not None:
+            out_of_order[(taker, toks.key(tok))] = doubt
+        return True
+
     def pass_through_instant(e: Event) -> None:
-        """Tokens through every contact of the instant e belongs to, to a fixed point."""
-        if instant and e.t - instant[-1].t > settings.simultaneous_s:
+        """Tokens held before the instant began, through every contact of the instant e belongs to (contacts
+        within `simultaneous_s` of its first), to a fixed point. A token made during the instant (a cushion
+        touched a millisecond after a contact) never flows back into a contact before it."""
+        if instant and e.t - instant[0].t > settings.simultaneous_s:
             instant.clear()
         instant.append(e)
+        t0 = instant[0].t
         changed = len(instant) > 1
         while changed:
             changed = False
@@ -185,9 +198,11 @@ def judge_chain(
                 x, y = c.balls
                 for giver, taker in ((x, y), (y, x)):
                     for tok in toks.of(giver):
-                        if toks.add(taker, tok):
+                        if tok.event is not None and tok.event.t > t0:
+                            continue
+                        if give(giver, taker, tok):
                             changed = True
-                            out_of_order[(taker, toks.key(tok))] = list(instant)
+                            out_of_order.setdefault((taker, toks.key(tok)), list(instant))
 
     for i, e in enumerate(events):
         counting = first_contact is not None and i >= first_contact
@@ -250,9 +265,9 @@ def judge_chain(
                         f"{fi.cushion} cushion ({clause})", e, qualifying, hitter)
             ta, tb = toks.of(a), toks.of(b)
             for tok in tb:
-                toks.add(a, tok)
+                give(b, a, tok)
             for tok in ta:
-                toks.add(b, tok)
+                give(a, b, tok)
             pass_through_instant(e)
             # Note 2, declared case: a ball declared frozen to S hands cushion(S) to the ball that hits it.
             for hitter, target in ((a, b), (b, a)):

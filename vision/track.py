@@ -242,16 +242,19 @@ class TrackSet:
                    occluded: Occluded | None) -> np.ndarray:
         """Per track: may its ball be seen smeared over the cloth this frame (so that its colour reads foreign)?
         A ball moving more than half a radius a frame (the longest exposure is the frame time) or seen moving once
-        only (struck inside the frame of its first step, its speed is not known yet: a cue ball seen 17 mm off its
-        rest at 30 fps was on its next frame a 2.9 m/s streak), or a ball at rest in clear view that is no longer
-        seen in place (just struck); never a ball held hidden or covered, nor one still seen in place: those read
-        their own colour, and a foreign reading near them is the hand."""
+        only, a quarter radius or more (struck inside the frame of its first step, its speed is not known yet: a
+        cue ball seen 17 mm off its rest at 30 fps was on its next frame a 2.9 m/s streak), or a ball at rest in
+        clear view that is no longer seen in place (just struck); never a ball held hidden or covered, nor one
+        still seen in place: those read their own colour, and a foreign reading near them is the hand."""
         blur = 0.5 * self.R / dt  # mm/s
         ok = dets.xy_mm[~foreign]
         out = np.zeros(len(active), dtype=bool)
         for i, tr in enumerate(active):
             if tr.state == BallState.MOVING:
-                out[i] = float(np.hypot(*tr.prev_v)) > blur or tr.moving_seen <= 1
+                speed = float(np.hypot(*tr.prev_v))
+                # a first step of a quarter radius a frame or more (a hand's nudge is a few mm) may be a stroke
+                # struck late in the frame
+                out[i] = speed > blur or (tr.moving_seen <= 1 and speed > 0.5 * blur)
             elif tr.state == BallState.STATIONARY:
                 in_place = bool(len(ok)) and float(np.min(np.hypot(*(ok - tr.xy).T))) < 0.5 * self.R
                 out[i] = not in_place and not (occluded is not None and occluded(tr.xy))

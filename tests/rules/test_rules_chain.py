@@ -177,3 +177,30 @@ def test_contacts_of_one_instant_pass_tokens_whatever_their_reported_order_for_r
 def test_contacts_apart_in_time_pass_tokens_in_their_order_only() -> None:
     v = judge_one(_chain_back_through(0.05))  # 12 reached 9 after 2 had left C: nothing passed back to C
     assert not v.legal and [f.clause for f in v.fouls] == ["1.20"]
+
+
+def test_a_token_made_inside_an_instant_does_not_flow_back_into_its_earlier_contacts() -> None:
+    # C meets 7, 7 touches the rear cushion a millisecond later and meets 3 a millisecond after that: C left 7
+    # before 7 had its cushion, so C's later touch of the left_rear cushion completes nothing
+    rows = play_rows("free", [("contact", "C", "7"), ("cushion", "7", "rear"), ("contact", "7", "3"),
+                              ("cushion", "C", "left_rear")])
+    t0 = rows[3]["t"]
+    rows[4]["t"], rows[5]["t"] = t0 + 0.001, t0 + 0.002
+    v = judge_one(rows)
+    assert not v.legal and [f.clause for f in v.fouls] == ["1.20"], v.explanation
+
+
+def test_a_token_passed_against_the_order_and_handed_on_later_is_still_reviewed() -> None:
+    rows = _chain_back_through(0.002)
+    cross = rows.index(next(r for r in rows if r["type"] == "line_cross"))
+    t = rows[cross]["t"]
+    rows[cross:cross + 1] = [{**rows[cross], "type": "ball_contact", "balls": ["C", "5"], "t": t},
+                             {**rows[cross], "ball": "5", "t": t + 0.05}]
+    for r in rows[cross:cross + 2]:
+        if r["type"] == "ball_contact":
+            r.pop("ball", None)
+            r.pop("line", None)
+            r.pop("to", None)
+    v = judge_one(rows)
+    assert v.legal and v.chain is not None and "ball 5 across the centre line" in v.chain, v.explanation
+    assert v.review.flag

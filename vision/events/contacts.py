@@ -284,7 +284,7 @@ def _ways_off(w: Window, anchor: np.ndarray, u: np.ndarray, run: float) -> list[
     for name, gap in w.table.cushion_gaps(anchor).items():
         normal = np.asarray(w.table.cushions[name].normal, dtype=float)  # into the bed
         u_n = float(np.dot(u, normal))
-        if gap < run + w.s.contact_gate_mm and u_n < 0.0:
+        if gap < run and u_n < 0.0:
             for e in (0.0, 0.5, 1.0):
                 way = u - (1.0 + e) * u_n * normal
                 ways.append(way / max(float(np.hypot(*way)), 1e-9))

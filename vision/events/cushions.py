@@ -186,7 +186,7 @@ def _fitted_touch(
     jaw = bound.jaw.get((i, end)) if end >= 0 else None
     corner = _other_nose(hist, bound, ball, m, i, radius + s.contact_gate_mm)
 
-    def judge(j: int, pc: Pieces, t_c: float, margin: float) -> Touch | None:
+    def judge(j: int, pc: Pieces, t_c: float, margin: float, n: np.ndarray, jaw: str | None) -> Touch | None:
         if corner and float(np.dot(pc.post.v, n)) <= 0.0:
             return None  # not leaving this nose: the kink is the other cushion's
         if float(np.dot(pc.pre.v, n)) > 2 * pc.pre.sigma_v + s.kink_min_mm_s:
@@ -205,7 +205,7 @@ def _fitted_touch(
         idc = float(hist.id_conf[j % hist.size, ball])
         return Touch(ball, float(t_c), bound.names[i], jaw, z, margin, conf * idc, review, pc)
 
-    found_2d = judge(j, pc, t_c, margin)
+    found_2d = judge(j, pc, t_c, margin, n, jaw)
     if not corner and (found_2d is None or found_2d.confidence < 0.5):
         pinned = _pinned_touch(hist, s, ball, j, n_lo, n_hi, pc, pts[i], n, radius, fps)
         if pinned is not None:
@@ -230,9 +230,9 @@ def _fitted_touch(
         if along is None or along[1][0].at_rest_before:
             continue
         j, (pc,) = along
-        n = axis_n
         t_c, margin, _ = locate(pc)
-        got = judge(j, pc, t_c, margin)
+        # along the segment's own normal the touch is of its flat nose, not of the jaw tip
+        got = judge(j, pc, t_c, margin, axis_n, jaw if axis_n is n else None)
         if got is not None and (best is None or got.confidence > best.confidence):
             best = got
     return best

@@ -54,16 +54,19 @@ def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings
 
 
 def left_covered(hist: History, o: Onset) -> bool:
-    """Did the ball leave its rest position while covered: held hidden by the tracker (an occluder over it), or
-    read weakly (`COVERED_CONF`: a disc inside an occluder's blob), on every frame from its last clear sample to
-    its first sample off its rest? The cue's tip strikes a ball the camera sees (the bridge hand and the arm are
-    behind it); what covers a ball as it starts is a hand, a sleeve, an arm."""
+    """Did the ball leave its rest position while covered: from its last clear sample to its first sample off
+    its rest, at least two frames, every one of them held hidden by the tracker (an occluder over it) or read
+    weakly (`COVERED_CONF`: a disc inside an occluder's blob, or a frame it was missed), and at least one held
+    hidden? The cue's tip strikes a ball the camera sees (the bridge hand and the arm are behind it): a tip that
+    touches the ball's blob as it strikes makes a weak reading or a missed frame, never the ball lost under it;
+    what hides a ball as it starts is a hand, a sleeve, an arm."""
     k = hist.idx(o.n_first - hist.size, o.n_first - 1)
     if len(k) == 0:
         return False
     clear = np.nonzero(hist.valid[k, o.ball] & (hist.conf[k, o.ball] >= COVERED_CONF))[0]
     gap = k[int(clear[-1]) + 1 :] if len(clear) else k  # covered longer than the history holds: all of it
-    return len(gap) > 0 and bool(np.all((hist.state[gap, o.ball] == BallState.HIDDEN) | hist.valid[gap, o.ball]))
+    hidden = hist.state[gap, o.ball] == BallState.HIDDEN
+    return len(gap) >= 2 and bool(hidden.any()) and bool(np.all(hidden | hist.valid[gap, o.ball]))
 
 
 def impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, float, dict[str, Any]]:
@@ -92,9 +95,11 @@ def impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, 
 
 
 def covered_push(fit: RunFit | None, speed: float, s: EventSettings) -> tuple[float, dict[str, Any]] | None:
-    """A start that left covered (`left_covered`) slower than a stroke can be while a shot runs
-    (`early_stroke_min_speed_mm_s`): (confidence, extra) of a disturbance, always for review (the hand that
-    moved it was seen, the touch was not), or None when it ran as fast as a stroke."""
+    """A start that left covered (`left_covered`) slower than `early_stroke_min_speed_mm_s` (600 mm/s), between
+    shots too: (confidence, extra) of a disturbance, always for review (the hand that moved it was seen, the
+    touch was not), or None when it ran faster. Between shots a stroke may be slower (100 mm/s), but not one
+    struck out of sight: a hand pushing a ball goes up to a few hundred mm/s (the renders' up to 210), and a
+    slow stroke is aimed in view."""
     v = fit.v if fit is not None else speed
     if v >= s.early_stroke_min_speed_mm_s:
         return None

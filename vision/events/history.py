@@ -44,7 +44,7 @@ class History:
         self.valid[k] = ((s.state == _SEEN[0]) | (s.state == _SEEN[1])) & np.isfinite(s.xy_mm).all(axis=1)
         conf = s.id_confidence
         self.id_conf[k] = np.clip(np.where(np.isnan(conf), 1.0, conf), 0.0, 1.0)
-        self.conf[k] = np.clip(np.nan_to_num(s.confidence, nan=0.0), 0.0, 1.0)
+        self.conf[k] = np.clip(np.nan_to_num(s.confidence, nan=1.0), 0.0, 1.0)  # as id_conf: unknown is no doubt
         return self.newest
 
     @property

@@ -323,9 +323,11 @@ def _handed_on(hist: History, o: Onset, path: np.ndarray, moved_mm: float) -> bo
         if b == o.ball:
             continue
         t0, p0 = hist.track(b, h - 2, h - 1)
-        t1, p1 = hist.track(b, h, h + 1 + len(pts))
+        t1, p1 = hist.track(b, h, h + len(pts))  # the frames of the path's steps, and one more
         if not (len(t0) and len(t1)):
             continue
+        if float(np.max(np.hypot(*(p0 - p0[-1]).T))) > moved_mm:
+            continue  # rolling already: a ball at rest takes the speed a hit hands on
         q = p0[-1]
         near = min(_seg_dist(q, a, c) for a, c in itertools.pairwise(pts)) <= _HIT_REACH_MM
         if near and float(np.max(np.hypot(*(p1 - q).T))) > moved_mm:
