@@ -11,27 +11,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
+from track_fakes import recorded_states
 
 from calibration.table import Table
 from rules.events import EventType
 from vision.events import detect_events
-from vision.types import BallStates
 
 DATA = Path(__file__).parent / "data" / "slow_bounce_off_rear_30fps.npz"
 
 
-def _states() -> list[BallStates]:
-    d = np.load(DATA)
-    ids = tuple(str(x) for x in d["ids"])
-    return [
-        BallStates(int(d["frame"][k]), float(d["t"][k]), ids, d["xy"][k].astype(float), d["vel"][k].astype(float),
-                   d["state"][k], d["conf"][k].astype(float), d["idc"][k].astype(float))
-        for k in range(len(d["t"]))
-    ]
-
-
 def test_a_slow_rebound_off_a_cushion_nose_is_no_disturbance() -> None:
-    events = detect_events(Table.load("pyramid-12ft"), 30.0, _states())
+    events = detect_events(Table.load("pyramid-12ft"), 30.0, recorded_states(DATA))
     assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"]
     assert not [e for e in events if e.type is EventType.BALL_DISTURBED]

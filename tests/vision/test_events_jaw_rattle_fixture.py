@@ -11,28 +11,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
+from track_fakes import recorded_states
 
 from calibration.table import Table
 from rules.events import EventType
 from vision.events import detect_events
-from vision.types import BallStates
 
 DATA = Path(__file__).parent / "data" / "jaw_rattle_rear_left_60fps.npz"
 
 
-def _states() -> list[BallStates]:
-    d = np.load(DATA)
-    ids = tuple(str(x) for x in d["ids"])
-    return [
-        BallStates(int(d["frame"][k]), float(d["t"][k]), ids, d["xy"][k].astype(float), d["vel"][k].astype(float),
-                   d["state"][k], d["conf"][k].astype(float), d["idc"][k].astype(float))
-        for k in range(len(d["t"]))
-    ]
-
-
 def test_both_touches_of_a_jaw_rattle_two_frames_apart_are_found() -> None:
-    events = detect_events(Table.load("pyramid-12ft"), 60.0, _states())
+    events = detect_events(Table.load("pyramid-12ft"), 60.0, recorded_states(DATA))
     touches = [(e.cushion, round(e.t, 2)) for e in events if e.type is EventType.CUSHION and e.ball == "4"]
     assert [c for c, t in touches if 2.5 <= t <= 2.6] == ["left_rear", "rear"], touches
     rear = next(e for e in events if e.type is EventType.CUSHION and e.ball == "4" and e.cushion == "rear")

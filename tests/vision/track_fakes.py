@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from bench.events_tracks import NoiseModel, noisy_states
@@ -34,3 +36,15 @@ def still_then(fps: float, rest: np.ndarray, after: np.ndarray, state_after: np.
     state[n0:, 1] = state_after
     t = np.arange(len(pos)) / fps
     return noisy_states(t, pos, state, ("C", "5"), NoiseModel(0.7, 1.5, 0.0, 4))
+
+
+def recorded_states(path: Path) -> list[BallStates]:
+    """Tracker output recorded from a rendered case (tests/vision/data/*.npz: ids, frame, t, xy, vel, state,
+    conf, idc per frame)."""
+    d = np.load(path)
+    ids = tuple(str(x) for x in d["ids"])
+    return [
+        BallStates(int(d["frame"][k]), float(d["t"][k]), ids, d["xy"][k].astype(float), d["vel"][k].astype(float),
+                   d["state"][k], d["conf"][k].astype(float), d["idc"][k].astype(float))
+        for k in range(len(d["t"]))
+    ]
