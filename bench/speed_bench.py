@@ -4,10 +4,9 @@
     python -m bench.speed_bench --video FILE    # any video
 
 The process pins itself to one CPU and caps OpenCV, FFmpeg and BLAS threads at one. Figures: bare decode
-(PyAV, planar YUV, no colour conversion; with the deblocking filter, as analyze decodes, and without it), the
-analysis (decode + detection + tracking + events + rules, what `analyze --no-video` runs) and the analysis with
-annotated.mp4 encoding. The one-off automatic calibration on the first frame is timed apart. Target: the analysis
-at >= 2x real time (120 fps at 60 fps).
+(PyAV, planar YUV, no colour conversion), the analysis (decode + detection + tracking + events + rules,
+what `analyze --no-video` runs) and the analysis with annotated.mp4 encoding. The one-off automatic
+calibration on the first frame is timed apart. Target: the analysis at >= 2x real time (120 fps at 60 fps).
 """
 
 from __future__ import annotations
@@ -81,13 +80,13 @@ def default_video(scenario: str = "break", seed: int = 0) -> Path:
     return case / "video.mp4"
 
 
-def decode_fps(video: Path, max_frames: int, deblock: bool = True) -> tuple[float, float, int]:
-    """(wall-clock fps, CPU-time fps, frames) of bare decoding (`deblock=False`: AnalyzeConfig.deblock off)."""
+def decode_fps(video: Path, max_frames: int) -> tuple[float, float, int]:
+    """(wall-clock fps, CPU-time fps, frames) of bare decoding."""
     from service.pipeline.video import ReadStatus, read_frames
 
     status = ReadStatus()
     n, t0, c0 = 0, time.perf_counter(), time.process_time()
-    for _ in read_frames(video, status, threads=1, i420=True, deblock=deblock):
+    for _ in read_frames(video, status, threads=1, i420=True):
         n += 1
         if n >= max_frames:
             break
@@ -129,7 +128,6 @@ def run(video: Path | None = None, max_frames: int = 600, verbose: bool = True) 
 
     meta = probe(video)
     dec, dec_cpu, _ = decode_fps(video, max_frames)
-    fast, fast_cpu, _ = decode_fps(video, max_frames, deblock=False)
     out_root = Path("out/bench-speed")
     ana = pipeline_fps(video, max_frames, False, out_root / "analysis")
     ann = pipeline_fps(video, max_frames, True, out_root / "annotated")
@@ -143,8 +141,6 @@ def run(video: Path | None = None, max_frames: int = 600, verbose: bool = True) 
         "pipeline_fps": ana["fps"],
         "pipeline_x_realtime": ana["fps"] / meta.fps if meta.fps else 0.0,
         "decode_cpu_fps": dec_cpu,
-        "decode_no_deblock_fps": fast,
-        "decode_no_deblock_cpu_fps": fast_cpu,
         "pipeline_cpu_fps": ana["cpu_fps"],
         "pipeline_cpu_x_realtime": ana["cpu_fps"] / meta.fps if meta.fps else 0.0,
         "annotated_fps": ann["fps"],
@@ -164,7 +160,6 @@ def run(video: Path | None = None, max_frames: int = 600, verbose: bool = True) 
               " i.e. the rate on an idle core)")
         print(f"  {'':36s}{'wall fps':>10s}{'cpu fps':>10s}{'x real time (cpu)':>20s}")
         print(f"  {'bare decode (PyAV, YUV planes)':36s}{dec:10.1f}{dec_cpu:10.1f}{dec_cpu / meta.fps:20.2f}")
-        print(f"  {'... no deblocking (deblock=False)':36s}{fast:10.1f}{fast_cpu:10.1f}{fast_cpu / meta.fps:20.2f}")
         print(f"  {'analysis (analyze --no-video)':36s}{ana['fps']:10.1f}{ana['cpu_fps']:10.1f}"
               f"{ana['cpu_fps'] / meta.fps:20.2f}   target >= {TARGET_X:.0f}x")
         print(f"  {'analysis + annotated.mp4':36s}{ann['fps']:10.1f}{ann['cpu_fps']:10.1f}"

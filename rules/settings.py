@@ -35,10 +35,10 @@ class RulesSettings:
     on_line_mm: a ball centre this close to the centre line at shot_start starts "on" it (1.20 note 3).
     review_confidence: an event the verdict rests on with a confidence below this is marked for review.
     moved_mm: a ball that moved less than this between shot_start and shot_end did not move (1.19.2).
-    simultaneous_s: ball contacts this close in time (each to the one before) are one instant for the token
-        model: tokens pass through all of them whatever their reported order (a chain through touching balls
-        runs in well under a millisecond, a camera dates a contact to a few); a chain that rests on that is
-        marked for review.
+    simultaneous_s: ball contacts within this of an instant's first contact are that instant for the token
+        model: the tokens held before it pass through all of them whatever their reported order (a chain through
+        touching balls runs in well under a millisecond, a camera dates a contact to a few); a chain that rests
+        on that is marked for review.
     """
 
     frozen_tol_mm: float = 1.0

@@ -57,9 +57,6 @@ class AnalyzeConfig:
     checkpoint_every_s: float = 30.0
     threads: int = 0  # decoder threads; 1 = one core
     i420: bool = True  # hand vision the decoder's YUV planes (no colour conversion unless a picture is drawn)
-    # the codec's deblocking filter; off decodes a fifth faster (see video.read_frames) but is not the default:
-    # on heldout37 it moved 2 of 102 verdicts (a phantom disc in a hand's block edges took a covered ball)
-    deblock: bool = True
     max_frames: int | None = None
     # ball id -> table mm at the first frame analysed, when known; default: the `balls` of --state or of the
     # inputs' opening state line (service.pipeline.identity)
@@ -377,7 +374,7 @@ def analyze(
     frames_done, last_index, last_t, stopped_early = 0, start_frame - 1, 0.0, False
     watch: ViewWatch | None = None
     try:
-        frames = (read_frames(cfg.video, status, max(start_frame, 0), cfg.threads, cfg.i420, cfg.deblock)
+        frames = (read_frames(cfg.video, status, max(start_frame, 0), cfg.threads, cfg.i420)
                   if start_frame >= 0 else iter(()))
         for fr in frames:
             bgr = LazyBGR(fr.image)

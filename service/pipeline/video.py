@@ -72,8 +72,7 @@ def is_i420(image: np.ndarray) -> bool:
 
 
 def read_frames(
-    path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0, i420: bool = False,
-    deblock: bool = True,
+    path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0, i420: bool = False
 ) -> Iterator[Frame]:
     """Decode `path` frame by frame from `start_frame`. A packet that does not decode is skipped and the
     stretch recorded in `status.damaged` when frames decode after it; when none do, reading stops there and
@@ -81,11 +80,7 @@ def read_frames(
 
     `threads=1` pins the decoder to one core (speed benchmark); 0 lets FFmpeg choose. `i420=True` hands
     out the decoder's planar YUV 4:2:0 without a colour conversion when the stream has it (vision reads
-    it directly; `vision.source.bgr_of` converts when a picture is needed). `deblock=False` skips the codec's
-    in-loop deblocking filter (FFmpeg's skip_loop_filter): a fifth of H.264's decoding time at 1080p; the
-    pictures differ from the filtered ones by about one grey level rms (0.8-1.1 measured on the synthetic
-    videos, the references drift that little over a group of pictures), yet enough to move a marginal detection
-    (see `AnalyzeConfig.deblock`).
+    it directly; `vision.source.bgr_of` converts when a picture is needed).
     """
     try:
         container = av.open(str(path))
@@ -102,10 +97,6 @@ def read_frames(
             stream.codec_context.thread_count = threads
         else:
             stream.thread_type = "AUTO"
-        if not deblock:
-            # and FFmpeg's non-bit-exact shortcuts (flags2 fast): pixel-identical on H.264 here, ~5 % faster
-            fast = {"skip_loop_filter": "all", "flags2": "+fast"}
-            stream.codec_context.options = {**stream.codec_context.options, **fast}
         rate = stream.guessed_rate or stream.average_rate or Fraction(30)
         status.fps = float(rate)
         status.width, status.height = int(stream.codec_context.width), int(stream.codec_context.height)

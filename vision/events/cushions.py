@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.table import Table
 from vision.events.contacts import kink_confidence
-from vision.events.fit import first_time_within, fit_line, fixed_point
+from vision.events.fit import first_time_within, fit_line, fixed_point, point_segment_distance
 from vision.events.history import History
 from vision.events.kink import _SLOW_REACH, Pieces, RestLookup, best_split, pinned_bounce
 from vision.events.settings import EventSettings, noise_model
@@ -44,6 +44,7 @@ class Boundary:
         self.names = list(table.cushions)
         self.a = np.array([table.cushions[n].a for n in self.names], dtype=float)
         self.b = np.array([table.cushions[n].b for n in self.names], dtype=float)
+        self.normal = np.array([table.cushions[n].normal for n in self.names], dtype=float)  # into the bed
         self.jaw: dict[tuple[int, int], str] = {}
         for i, name in enumerate(self.names):
             for end, point in ((0, self.a[i]), (1, self.b[i])):
@@ -239,10 +240,9 @@ def _fitted_touch(
 
 
 def _normals(bound: Boundary, i: int, n: np.ndarray) -> list[np.ndarray]:
-    """n, and segment i's own nose normal (into the bed) when it differs from n by more than a few degrees."""
-    ab = bound.b[i] - bound.a[i]
-    own = np.array([-ab[1], ab[0]]) / max(float(np.hypot(*ab)), 1e-9)
-    own = own if float(np.dot(own, n)) >= 0.0 else -own
+    """n, and segment i's own nose normal (on n's side: a ball in a pocket's mouth lies behind the nose line)
+    when it differs from n by more than a few degrees."""
+    own = bound.normal[i] if float(np.dot(bound.normal[i], n)) >= 0.0 else -bound.normal[i]
     return [n] if float(np.dot(own, n)) > np.cos(np.radians(5.0)) else [n, own]
 
 
@@ -357,13 +357,6 @@ def _pinned_touch(
 
 def _segment_gap(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> float:
     """Shortest distance between the segments a0-a1 and b0-b1 (2-D)."""
-
-    def point_seg(p: np.ndarray, q0: np.ndarray, q1: np.ndarray) -> float:
-        d = q1 - q0
-        dd = float(np.dot(d, d))
-        f = 0.0 if dd <= 1e-12 else float(np.clip(np.dot(p - q0, d) / dd, 0.0, 1.0))
-        return float(np.hypot(*(p - q0 - f * d)))
-
     da, db = a1 - a0, b1 - b0
     den = float(da[0] * db[1] - da[1] * db[0])
     if abs(den) > 1e-12:
@@ -371,7 +364,8 @@ def _segment_gap(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray)
         f, g = float(r[0] * db[1] - r[1] * db[0]) / den, float(r[0] * da[1] - r[1] * da[0]) / den
         if 0.0 <= f <= 1.0 and 0.0 <= g <= 1.0:
             return 0.0  # they cross
-    return min(point_seg(a0, b0, b1), point_seg(a1, b0, b1), point_seg(b0, a0, a1), point_seg(b1, a0, a1))
+    d = point_segment_distance
+    return min(d(a0, b0, b1), d(a1, b0, b1), d(b0, a0, a1), d(b1, a0, a1))
 
 
 def turn_touch(hist: History, bound: Boundary, s: EventSettings, ball: int, m: int, radius: float) -> Touch | None:

@@ -82,3 +82,11 @@ def first_time_within(
         return float(ts[0]), float(d[j_min]), float(ts[j_min])
     f = (d[j - 1] - target) / max(d[j - 1] - d[j], 1e-12)
     return float(ts[j - 1] + f * (ts[j] - ts[j - 1])), float(d[j_min]), float(ts[j_min])
+
+
+def point_segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """Distance from p to the segment a-b (a point when a == b)."""
+    ab = b - a
+    dd = float(np.dot(ab, ab))
+    u = 0.0 if dd <= 1e-12 else float(np.clip(np.dot(p - a, ab) / dd, 0.0, 1.0))
+    return float(np.hypot(*(p - a - u * ab)))

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from vision.events.fit import LineFit, fit_line
+from vision.events.fit import LineFit, fit_line, point_segment_distance
 from vision.events.history import History
 from vision.events.settings import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S, EventSettings, frames, noise_model
 from vision.types import BallState
@@ -329,14 +329,7 @@ def _handed_on(hist: History, o: Onset, path: np.ndarray, moved_mm: float) -> bo
         if float(np.max(np.hypot(*(p0 - p0[-1]).T))) > moved_mm:
             continue  # rolling already: a ball at rest takes the speed a hit hands on
         q = p0[-1]
-        near = min(_seg_dist(q, a, c) for a, c in itertools.pairwise(pts)) <= _HIT_REACH_MM
+        near = min(point_segment_distance(q, a, c) for a, c in itertools.pairwise(pts)) <= _HIT_REACH_MM
         if near and float(np.max(np.hypot(*(p1 - q).T))) > moved_mm:
             return True
     return False
-
-
-def _seg_dist(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    """Distance from q to the segment a-b."""
-    ab = b - a
-    u = float(np.clip(np.dot(q - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0.0, 1.0))
-    return float(np.hypot(*(q - (a + u * ab))))

@@ -16,6 +16,7 @@ from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events.contacts import Contact, Window, verify_in
 from vision.events.disturb import SETTLE_WAIT_S, came_back, covered_push, impulse_or_push, left_covered
+from vision.events.fit import point_segment_distance
 from vision.events.history import History
 from vision.events.lines import LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop, track_jump
@@ -237,8 +238,7 @@ class StartLogic:
         for _, anchor, t_x in others:
             if abs(t_x - o.t) > self.s.cause_window_s + dt:
                 continue
-            u = float(np.clip(np.dot(anchor - o.anchor, step) / max(float(np.dot(step, step)), 1e-9), 0.0, 1.0))
-            if float(np.hypot(*(o.anchor + u * step - anchor))) <= 2 * self.R + self.s.cause_gap_mm:
+            if point_segment_distance(anchor, o.anchor, o.anchor + step) <= 2 * self.R + self.s.cause_gap_mm:
                 return True
         return False
 
@@ -443,9 +443,9 @@ class StartLogic:
         covered = covered_push(fit, o.speed, s) if left_covered(self.hist, o) else None
         if fit is not None:
             disturbed, conf, extra = impulse_or_push(fit, self._stroke_floor(), s)
-            if not disturbed and covered is None:
-                return None
-            if not disturbed and covered is not None:
+            if not disturbed:
+                if covered is None:
+                    return None
                 conf, extra = covered
             info = {"speed_mm_s": round(fit.v, 1), "during_shot": running, **extra}
             return Event(EventType.BALL_DISTURBED, fit.t_s, 0, conf, ball=self.ids[b], extra=info)
