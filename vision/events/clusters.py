@@ -155,7 +155,9 @@ class ClusterLogic:
         for m in range(len(self.ids)):
             if m == o.ball or m in parent or self.motion.status(m) is Motion.GONE:
                 continue
-            if self.motion.anchor_at(m, o.t) is not None:
+            # a ball set moving in the same frame (hit in the same instant) strikes the chain too, if it ran at it
+            same_time = abs(self.started[m] - o.t) <= self.s.cause_window_s
+            if self.motion.anchor_at(m, o.t) is not None and not same_time:
                 continue  # at rest: no striker
             if o.t - self.jumps.get(m, -np.inf) <= JUMP_MEMORY_S:
                 continue  # its track jumped: no ball running into the chain
@@ -166,7 +168,7 @@ class ClusterLogic:
             t0 = o.t - 1.0 / self.fps
             for y in parent:
                 a = self.motion.anchor_at(y, t0)
-                if a is None:
+                if a is None or (same_time and float(np.dot(xy[-1] - xy[0], a - xy[0])) <= 0):
                     continue
                 gap = float(np.min(np.hypot(*(xy - a).T))) - 2 * self.R
                 if gap <= self.s.cause_gap_mm + speed / self.fps and (best is None or gap < best[0]):

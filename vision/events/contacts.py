@@ -108,6 +108,11 @@ def _split_past_kinks(w: Window, a: int, b: int) -> Contact | None:
         before = [t for t in w.kinks.get(x, ()) if t_lo < t <= t_top]
         if before:
             lo[x] = hist.counter_at(max(before)) + 1
+        # a ball that left its rest inside the window (struck two frames before the hit, at 30 fps): its
+        # incoming piece starts at its first moving sample, a line through its rest samples points nowhere
+        rest = [c for c in range(w.n_lo, w.m) if w.rest.anchor_at(x, hist.time(c)) is not None]
+        if rest and rest[-1] < w.m - 2 and w.rest.anchor_at(x, hist.time(w.m)) is None:
+            lo[x] = max(lo.get(x, w.n_lo), rest[-1] + 1)
     return _split_contact(w, a, b, lo) if lo else None
 
 

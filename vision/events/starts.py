@@ -246,6 +246,10 @@ class StartLogic:
         """Judge balls that started together; False to wait a little longer for a cause to show."""
         caused = [self._caused(o, group) for o in group]
         if all(caused):
+            if len(group) > 1:
+                # touching balls set moving together from outside: the links between them are contacts too
+                for o in group:
+                    self._contacts_in_cluster(o)
             return True
         members = {o.ball for o in group}
         if any(caused) or any(self._cluster_hit(o, members) for o in group):
