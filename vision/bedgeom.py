@@ -19,6 +19,10 @@ from calibration.table import Table
 # (~5 mm), plus 3 sigma of the centre measurement near a cushion (~4.5 mm), plus a margin. A jumping ball
 # seen over the cushion reaches a ball radius or more; the hand or cue on the rail reaches further still.
 AIRBORNE_OVERLAP_MM = 12.0
+# The most a ball on the bed seems to reach into a cushion: the nose's give plus one sigma of the centre. The
+# recorded tracker output of three synthetic seeds (~300 shots) reaches 4.6 mm at most on the bed. Between this
+# and AIRBORNE_OVERLAP_MM a ball is in doubt: it may be in the air, or a hard hit into the rubber misread.
+BED_REACH_MM = 6.5
 
 
 def cushion_overlap_mm(table: Table, xy: np.ndarray | tuple[float, float]) -> float:

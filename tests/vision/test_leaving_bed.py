@@ -7,9 +7,9 @@ import numpy as np
 from track_fakes import dets
 
 from calibration.table import Table
-from vision.bedgeom import AIRBORNE_OVERLAP_MM, cushion_overlap_mm
+from vision.bedgeom import AIRBORNE_OVERLAP_MM, BED_REACH_MM, cushion_overlap_mm
 from vision.events.history import History
-from vision.events.pots import PotWatcher
+from vision.events.pots import Gone, PotWatcher
 from vision.events.settings import EventSettings
 from vision.track import TrackSet
 from vision.types import BallState, BallStates
@@ -115,6 +115,36 @@ def test_moving_ball_lost_across_a_jaw_is_off_table_not_a_pot() -> None:
         n = hist.push(_states(f, c, BallState.MOVING if len(pts) == 2 else BallState.HIDDEN))
         out += w.update(hist, n, np.array([f >= 5]), True)
     assert [g.kind for g in out] == ["off_table"]
+
+
+def _lost_at_the_right_cushion(reach_mm: float) -> list[Gone]:
+    """C rolls into the right cushion at 2 m/s and is last seen reaching reach_mm into it, then held hidden."""
+    nose = TABLE.half_length
+    w = PotWatcher(TABLE, EventSettings(), 1, FPS)
+    hist = History(("C",), 256)
+    out = []
+    last = np.array([nose - TABLE.ball_radius + reach_mm, 200.0])
+    for f in range(int(2.0 * FPS)):
+        x = last[0] - 2000.0 * (20 - f) / FPS
+        if f <= 20:
+            xy, state = np.array([x, 200.0]), BallState.MOVING
+        else:
+            xy, state = last, BallState.HIDDEN
+        n = hist.push(_states(f, xy, state))
+        out += w.update(hist, n, np.array([5 <= f <= 20 + int(0.9 * FPS)]), True)
+    return out
+
+
+def test_ball_lost_in_the_doubtful_reach_into_a_cushion_is_off_table_for_review() -> None:
+    """Seed-41 foul_jumped_ball: the airborne C was last seen 8.9 mm into the cushion, under the 12 mm no ball
+    on the bed reaches, and its own blob over the rail held it hidden. Beyond the most a ball on the bed was
+    seen to reach (BED_REACH_MM) and unseen for DOUBT_WAIT_S: off the table, for review; a ball last seen
+    touching the nose as a hard hit can (3 mm) is only hidden (an arm over it at the rail)."""
+    out = _lost_at_the_right_cushion(8.9)
+    assert [(g.kind, g.extra.get("review")) for g in out] == [("off_table", True)]
+    assert abs(out[0].t - 20.5 / FPS) < 1e-9 and out[0].confidence < 0.6
+    assert _lost_at_the_right_cushion(3.0) == []
+    assert 3.0 < BED_REACH_MM < 8.9 < AIRBORNE_OVERLAP_MM
 
 
 def test_a_bridge_hand_resting_by_an_arm_revives_no_ball_but_a_ball_left_there_does() -> None:

@@ -4,7 +4,9 @@
   (confidence lowered when that mouth is farther than `pocket_reach_mm`). The time is half a frame after
   the last frame the ball was seen on the bed.
 - A moving ball that goes unseen for `vanish_s`: off_table (0.6) when its last centre reached into a cushion
-  (no ball on the bed can be there: it was in the air, `vision.bedgeom`); else a pot (0.8) when that centre
+  (no ball on the bed can be there: it was in the air, `vision.bedgeom`); off_table for review (0.45) when it
+  reached into a cushion further than a ball on the bed is seen to but less than that, and stayed unseen for
+  `DOUBT_WAIT_S` (an arm over a ball at the rail hides it too); else a pot (0.8) when that centre
   was near a pocket mouth and heading into it; off_table (0.6) when it was off the bed elsewhere.
 - A ball that rattles in the jaws and comes back is never marked gone, so it is not a pot (1.22.5).
 - A ball that comes to rest hanging in a mouth (centre farther out than a ball frozen to the cushion could
@@ -20,10 +22,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import Table
-from vision.bedgeom import seen_off_bed
+from vision.bedgeom import AIRBORNE_OVERLAP_MM, BED_REACH_MM, cushion_overlap_mm, seen_off_bed
 from vision.events.history import History
 from vision.events.settings import EventSettings
 from vision.types import BallState
+
+DOUBT_WAIT_S = 0.5  # a moving ball lost in the doubtful reach into a cushion: off the table if unseen this long
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ class PotWatcher:
             elif code is BallState.OFF_TABLE:
                 out.append(Gone(b, "off_table", t_gone, None, 1.0))
             elif moving[b] and t_now - self.last_t[b] >= self.s.vanish_s:
-                gone = self._vanished(b, t_gone, shot_running)
+                gone = self._vanished(b, t_gone, shot_running, t_now - float(self.last_t[b]))
                 if gone is None:
                     continue
                 out.append(gone)
@@ -132,11 +136,18 @@ class PotWatcher:
                 extra["late"] = True
         return Gone(b, "pot", t, name, conf, extra)
 
-    def _vanished(self, b: int, t: float, shot_running: bool) -> Gone | None:
+    def _vanished(self, b: int, t: float, shot_running: bool, unseen_s: float) -> Gone | None:
         """A moving ball lost from view: potted near a mouth, off the table beyond the bed, else hidden."""
         xy = self.last_xy[b]
         if seen_off_bed(self.table, xy):
             return Gone(b, "off_table", t, None, 0.6)  # last seen reaching into a cushion: in the air over it
+        reach = cushion_overlap_mm(self.table, xy)
+        if reach > BED_REACH_MM and self.table.pocket_at(xy) is None:
+            if unseen_s < DOUBT_WAIT_S:
+                return None  # an arm over a ball at the rail hides it as well: wait for it to show again
+            why = (f"last seen {reach:.1f} mm into the cushion (a ball on the bed reaches {BED_REACH_MM:.1f} mm at "
+                   f"most, one in the air {AIRBORNE_OVERLAP_MM:.0f} mm or more), not seen for {unseen_s:.1f} s")
+            return Gone(b, "off_table", t, None, 0.45, {"review": True, "reach_mm": round(reach, 1), "why": why})
         name, dist = self.table.nearest_pocket(xy)
         if dist <= self.s.pocket_reach_mm:
             heading = xy - self.prev_xy[b]
