@@ -20,7 +20,7 @@ from vision.events.motion import Motion, MotionTracker, Onset
 from vision.events.settings import EventSettings, noise_model
 
 Edge = tuple[int, int]
-JUMP_MEMORY_S = 1.0  # a ball whose track jumped this recently is no striker (as starts._RESUME_S)
+JUMP_MEMORY_S = 1.0  # a ball whose track jumped this recently is no striker (as causes.RESUME_S)
 
 
 def pack_impulses(

@@ -7,14 +7,14 @@ tracker did not see (the ball unseen as it left) is judged later, on what the tr
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from calibration.table import Table
 from rules.events import Event, EventType
-from vision.events.contacts import Contact, Window, verify_in
+from vision.events.causes import RESUME_S, CauseLogic
+from vision.events.contacts import Contact
 from vision.events.disturb import SETTLE_WAIT_S, came_back, covered_push, impulse_or_push, left_covered
 from vision.events.fit import point_segment_distance
 from vision.events.history import History
@@ -26,7 +26,6 @@ from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 from vision.events.unseen import runs_back, seen_leaving, unseen_jump
 
 _OUT_AND_BACK_MM = 40.0  # a first step off the rest this long that lands back on it (see _out_and_back)
-_RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 # Existence confidence of a stroke from rest (`start_confidence`): seen leaving its rest position with no
 # cause, or found moving after it was unseen as it left (no motion off the rest position was seen: a ball
 # re-found elsewhere may be another ball, so the stroke is reported for review, not asserted).
@@ -35,7 +34,7 @@ RUNS_BACK_CONF = 0.6  # unseen as it left, but found rolling straight away from 
 UNSEEN_START_CONF = 0.3
 
 
-class StartLogic:
+class StartLogic(CauseLogic):
     s: EventSettings
     hist: History
     motion: MotionTracker
@@ -54,6 +53,7 @@ class StartLogic:
     started: np.ndarray
     judged: np.ndarray
     hit_from: dict[tuple[int, int], float]
+    caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, also when no contact was proven
     jumps: dict[int, float]
     _jump_memo: dict[tuple[int, int], bool]
     stop_dir: dict[int, tuple[float, np.ndarray, float]]  # per ball: stop time, way, start of that run
@@ -277,6 +277,8 @@ class StartLogic:
                         return True
         if len(group) == 1 and not final and self._maybe_slow(group[0]) and not self._run(group[0], final)[0]:
             return False  # stroke or disturbance: wait for its run to tell
+        if not final and n < first + 2 and self._unseen_neighbour(group):
+            return False  # a ball beside it was not seen as it started: it may have been struck into it
         striker = choose_striker(group)
         self.calls = {k: v for k, v in self.calls.items() if k[1] >= self.hist.oldest}
         key = (striker.ball, striker.n_first)
@@ -310,7 +312,7 @@ class StartLogic:
         t_stop, d, since = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2), -np.inf))
         # the stop of a run that began with this start (its own, while it waits to be judged) is no stop it
         # resumed from; a stop's fitted time may fall a little after the start of a crawl that went on
-        if since >= o.t - 1.0 / self.fps or o.t - t_stop > _RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
+        if since >= o.t - 1.0 / self.fps or o.t - t_stop > RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
             return False
         away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
         cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
@@ -328,95 +330,6 @@ class StartLogic:
             if float(np.dot(d, normal)) < 0 and float(np.dot(away, normal)) > 0:
                 return True
         return False
-
-    def _caused(self, o: Onset, group: list[Onset]) -> bool:
-        """True when a collision explains the start: a contact found already, or a moving, just-hit or
-        just-started ball outside the group within `cause_gap_mm` (its contact is then verified and reported)."""
-        b, s, t = o.ball, self.s, o.t
-        # a slow ball is seen to start only once it has crept onset_mm: a contact that long before explains it
-        back = max(s.cause_window_s, min(s.onset_mm / max(o.speed, 1e-9), _RESUME_S))
-        for (x, y), tc in self.last_pair.items():
-            other = y if x == b else x
-            own_hit = self.hit_from.get((b, other), -np.inf) == tc  # its own hit on a ball judged before it
-            # a contact with a ball at rest apart from it that started after it explains nothing unless that
-            # ball ran into it (else this ball is the striker)
-            if b in (x, y) and t - back <= tc <= t + s.cause_window_s and not own_hit and self._ran_at(other, o):
-                return True
-        members = {g.ball for g in group}
-        caused = False
-        c_here = self.hist.counter_at(t)
-        for a in range(len(self.ids)):
-            if a in members or self.motion.status(a) is Motion.GONE:
-                continue
-            if t - self.jumps.get(a, -np.inf) <= _RESUME_S and self.motion.anchor_at(a, t) is None:
-                continue  # its track jumped: it is no ball running into this one
-            if abs(self.hit_from.get((b, a), -np.inf) - t) <= 2 * s.cause_window_s:
-                continue  # this ball set that one moving: that one is no cause of it
-            tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
-            if len(tk) == 0:
-                continue
-            speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(tk[-1] - tk[0]), 1.0 / self.fps)
-            gap = float(np.min(np.hypot(*(xy - o.anchor).T))) - 2 * self.R
-            # a ball whose start was judged before this one counts, even in the same frame (a chain run
-            # through inside one frame); the starts are judged in time order, so two never cause each other
-            recent = min(abs(self.last_hit[a] - t), abs(self.judged[a] - t)) <= s.cause_window_s
-            # one that left its rest in the same frame as this one: a cause only if it ran at this ball
-            ran_at = abs(self.started[a] - t) <= s.cause_window_s and self._ran_at(a, o, frame_way=True)
-            active = self.motion.anchor_at(a, t) is None or recent or ran_at
-            if active and gap <= s.cause_gap_mm + speed / self.fps:
-                caused = True
-                self._contact_from_start(a, o)
-        return caused
-
-    def _later_apart(self, a: int, o: Onset) -> np.ndarray | None:
-        """Ball a's rest centre if it was at rest apart from o's ball just before o's start and started after
-        it (so it can have caused that start only by running into it), else None."""
-        anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
-        if anchor is None or self.table.ball_gap(anchor, o.anchor) <= self.s.cause_gap_mm:
-            return None
-        return anchor if self.started[a] > o.t and abs(self.judged[a] - o.t) > self.s.cause_window_s else None
-
-    def _ran_at(self, a: int, o: Onset, frame_way: bool = False) -> bool:
-        """Did ball a set off towards o's ball? A ball at rest apart from it that started after it is read off
-        where it is a few frames on against its rest centre: its first sample may show a millimetre or two of
-        motion, which the noise can point anywhere (physics frame_free-0: C struck into 12, 13 mm away, 12's
-        first sample pointed back at C, so each start was taken for the other's cause and the shot had no
-        shot_start); a move within the onset distance tells nothing. Any other ball: True, or with
-        `frame_way` the way it ran over the frames around o's start."""
-        c_here = self.hist.counter_at(o.t)
-        anchor = self._later_apart(a, o)
-        if anchor is None:
-            if not frame_way:
-                return True
-            tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
-            return len(tk) >= 2 and float(np.dot(xy[-1] - xy[0], o.anchor - xy[0])) > 0
-        tk, xy = self.hist.track(a, c_here + 1, c_here + 3)
-        away = xy[-1] - anchor if len(tk) else np.zeros(2)
-        if float(np.hypot(*away)) <= self.s.onset_mm:
-            return True
-        return float(np.dot(away, o.anchor - anchor)) > 0
-
-    def _contact_from_start(self, a: int, o: Onset) -> bool:
-        m = o.n_first - 1
-        n_hi = min(self.hist.newest, o.n_first + self.D)
-        c = verify_in(
-            Window(self.hist, self.motion, self.s, m, m - 1 - self.W, n_hi, self.R, self.fps, self.kinks, self.table),
-            a, o.ball
-        )
-        if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
-            # two balls at rest: an impulse passed on, no earlier than the hit that brought it
-            w = 2 * self.s.cause_window_s
-            t_src = [float(self.last_hit[a])] if abs(self.last_hit[a] - o.t) <= w else []
-            # a ball seen to start after the one it set moving was at rest when the impulse passed through
-            # it (a pushed ball's follow spin holds it a few frames): its own start dates nothing
-            t_src = t_src or ([float(self.started[a])] if 0.0 <= o.t - self.started[a] <= w else [])
-            if t_src and c.t < min(t_src):
-                c = replace(c, t=min(t_src))
-        if c is None or not self._contact(c):
-            return False
-        self.hit_from[(a, o.ball)] = c.t
-        self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)
-        return c.confidence >= 0.5
 
     def _note_home(self, o: Onset) -> None:
         """Where the ball rested before a would-be disturbance: its rest anchor, or, when it follows another
@@ -471,6 +384,8 @@ class StartLogic:
                 a = self.motion.anchor_at(x, float(self.started[x]) - 1.0 / self.fps)
                 if a is not None and self.table.ball_gap(o.anchor, a) <= self.s.push_gap_mm:
                     t_ref = min(t_ref, float(self.started[x]))
+                elif self.caused_by.get((o.ball, x)) == self.started[x]:
+                    t_ref = min(t_ref, float(self.started[x]))  # it set x moving: the stroke came first
         return t_ref
 
     def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:

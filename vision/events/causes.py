@@ -1,0 +1,175 @@
+"""What explains a ball's start from rest: a collision with a ball that ran into it (proven by the tracks,
+or taken from where the balls were when the samples around the hit are missing), or nothing (a stroke or a
+disturbance, judged in `starts`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from calibration.table import Table
+from rules.events import Event, EventType
+from vision.events.contacts import Contact, Window, verify_in
+from vision.events.history import History
+from vision.events.motion import Motion, MotionTracker, Onset
+from vision.events.settings import EventSettings
+
+RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
+
+
+class CauseLogic:
+    s: EventSettings
+    hist: History
+    motion: MotionTracker
+    table: Table
+    ids: tuple[str, ...]
+    fps: float
+    R: float
+    D: int
+    W: int
+    last_pair: dict[tuple[int, int], float]
+    last_hit: np.ndarray
+    started: np.ndarray
+    judged: np.ndarray
+    hit_from: dict[tuple[int, int], float]
+    caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, also when no contact was proven
+    jumps: dict[int, float]
+    kinks: dict[int, list[float]]
+
+    if TYPE_CHECKING:  # provided by the detector and the other mixins
+
+        def _contact(self, c: Contact) -> bool: ...
+
+        def _emit(self, ev: Event) -> None: ...
+
+    def _contact_by_overlap(self, a: int, o: Onset, gap: float) -> None:
+        """A ball that set off at o's ball as it started and whose sample lies within touching distance of it
+        hit it, though neither track proves when (its samples around the hit were missed): a contact at o's
+        start, for review."""
+        key = (min(a, o.ball), max(a, o.ball))
+        if abs(o.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
+            return
+        self.last_pair[key] = o.t
+        self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], o.t)
+        self.hit_from[(a, o.ball)] = o.t
+        why = f"{self.ids[a]} ran at {self.ids[o.ball]} as it started and was seen {-gap:.0f} mm into touching it"
+        extra = {"review": True, "overlap_mm": round(-gap, 1), "why": why}
+        self._emit(Event(EventType.BALL_CONTACT, o.t, 0, 0.55, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
+
+    def _unseen_neighbour(self, group: list[Onset]) -> bool:
+        """Was a ball resting within 2R of a gap from a ball of the group missing from the frames around its
+        start (a cue ball struck into it inside the frame, its next sample lost under the cue)?"""
+        members = {o.ball for o in group}
+        for o in group:
+            k = self.hist.idx(o.n_first - 1, min(o.n_first + 1, self.hist.newest))
+            for a in range(len(self.ids)):
+                anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
+                if a in members or anchor is None or self.table.ball_gap(anchor, o.anchor) > 2 * self.R:
+                    continue
+                if not bool(self.hist.valid[k, a].all()):
+                    return True
+        return False
+
+
+    def _caused(self, o: Onset, group: list[Onset]) -> bool:
+        """True when a collision explains the start: a contact found already, or a moving, just-hit or
+        just-started ball outside the group within `cause_gap_mm` (its contact is then verified and reported)."""
+        b, s, t = o.ball, self.s, o.t
+        # a slow ball is seen to start only once it has crept onset_mm: a contact that long before explains it
+        back = max(s.cause_window_s, min(s.onset_mm / max(o.speed, 1e-9), RESUME_S))
+        for (x, y), tc in self.last_pair.items():
+            other = y if x == b else x
+            own_hit = self.hit_from.get((b, other), -np.inf) == tc  # its own hit on a ball judged before it
+            # a contact with a ball at rest apart from it that started after it explains nothing unless that
+            # ball ran into it (else this ball is the striker)
+            if b in (x, y) and t - back <= tc <= t + s.cause_window_s and not own_hit and self._ran_at(other, o):
+                return True
+        members = {g.ball for g in group}
+        caused = False
+        c_here = self.hist.counter_at(t)
+        for a in range(len(self.ids)):
+            if a in members or self.motion.status(a) is Motion.GONE:
+                continue
+            if t - self.jumps.get(a, -np.inf) <= RESUME_S and self.motion.anchor_at(a, t) is None:
+                continue  # its track jumped: it is no ball running into this one
+            if min(abs(self.hit_from.get((b, a), -np.inf) - t), abs(self.caused_by.get((b, a), -np.inf) - t)) <= (
+                2 * s.cause_window_s
+            ):
+                continue  # this ball set that one moving (proven, or taken as its cause): that one is no cause of it
+            hi = c_here + 1
+            if self.hist.has(hi + 1) and not self.hist.valid[hi % self.hist.size, a]:
+                hi += 1  # its sample after the start is missing (under the cue at its own stroke): the next one
+            tk, xy = self.hist.track(a, c_here - 1, hi)
+            if len(tk) == 0:
+                continue
+            speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(tk[-1] - tk[0]), 1.0 / self.fps)
+            gap = float(np.min(np.hypot(*(xy - o.anchor).T))) - 2 * self.R
+            # a ball whose start was judged before this one counts, even in the same frame (a chain run
+            # through inside one frame); the starts are judged in time order, so two never cause each other
+            recent = min(abs(self.last_hit[a] - t), abs(self.judged[a] - t)) <= s.cause_window_s
+            # one that left its rest in the same frame as this one: a cause only if it ran at this ball
+            ran_at = abs(self.started[a] - t) <= s.cause_window_s and self._ran_at(a, o, frame_way=True)
+            active = self.motion.anchor_at(a, t) is None or recent or ran_at
+            if active and gap <= s.cause_gap_mm + speed / self.fps:
+                caused = True
+                if self._contact_from_start(a, o) or not (ran_at and self._later_apart(a, o) is not None):
+                    continue
+                # a ball at rest apart from this one, seen to start after it, ran in: it is taken as the cause,
+                # so this one is none of its start (touching balls pass impulses on: the pack judges those)
+                self.caused_by = {k: v for k, v in self.caused_by.items() if v > t - 1.0}
+                self.caused_by[(a, b)] = t
+                if gap <= 0.0:
+                    self._contact_by_overlap(a, o, gap)
+        return caused
+
+    def _later_apart(self, a: int, o: Onset) -> np.ndarray | None:
+        """Ball a's rest centre if it was at rest apart from o's ball just before o's start and started after
+        it (so it can have caused that start only by running into it), else None."""
+        anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
+        if anchor is None or self.table.ball_gap(anchor, o.anchor) <= self.s.cause_gap_mm:
+            return None
+        return anchor if self.started[a] > o.t and abs(self.judged[a] - o.t) > self.s.cause_window_s else None
+
+    def _ran_at(self, a: int, o: Onset, frame_way: bool = False) -> bool:
+        """Did ball a set off towards o's ball? A ball at rest apart from it that started after it is read off
+        where it is a few frames on against its rest centre: its first sample may show a millimetre or two of
+        motion, which the noise can point anywhere (physics frame_free-0: C struck into 12, 13 mm away, 12's
+        first sample pointed back at C, so each start was taken for the other's cause and the shot had no
+        shot_start); a move within the onset distance tells nothing. Any other ball: True, or with
+        `frame_way` the way it ran over the frames around o's start."""
+        c_here = self.hist.counter_at(o.t)
+        anchor = self._later_apart(a, o)
+        if anchor is None:
+            if not frame_way:
+                return True
+            tk, xy = self.hist.track(a, c_here - 1, c_here + 1)
+            return len(tk) >= 2 and float(np.dot(xy[-1] - xy[0], o.anchor - xy[0])) > 0
+        tk, xy = self.hist.track(a, c_here + 1, c_here + 3)
+        away = xy[-1] - anchor if len(tk) else np.zeros(2)
+        if float(np.hypot(*away)) <= self.s.onset_mm:
+            return True
+        return float(np.dot(away, o.anchor - anchor)) > 0
+
+    def _contact_from_start(self, a: int, o: Onset) -> bool:
+        m = o.n_first - 1
+        n_hi = min(self.hist.newest, o.n_first + self.D)
+        c = verify_in(
+            Window(self.hist, self.motion, self.s, m, m - 1 - self.W, n_hi, self.R, self.fps, self.kinks, self.table),
+            a, o.ball
+        )
+        if c is not None and self.motion.anchor_at(a, o.t - 1.0 / self.fps) is not None:
+            # two balls at rest: an impulse passed on, no earlier than the hit that brought it
+            w = 2 * self.s.cause_window_s
+            t_src = [float(self.last_hit[a])] if abs(self.last_hit[a] - o.t) <= w else []
+            # a ball seen to start after the one it set moving was at rest when the impulse passed through
+            # it (a pushed ball's follow spin holds it a few frames): its own start dates nothing
+            t_src = t_src or ([float(self.started[a])] if 0.0 <= o.t - self.started[a] <= w else [])
+            if t_src and c.t < min(t_src):
+                c = replace(c, t=min(t_src))
+        if c is None or not self._contact(c):
+            return False
+        self.hit_from[(a, o.ball)] = c.t
+        self.last_hit[o.ball] = max(self.last_hit[o.ball], c.t)
+        return c.confidence >= 0.5
