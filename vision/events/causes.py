@@ -9,24 +9,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events.contacts import Contact, Window, verify_in
-from vision.events.history import History
-from vision.events.motion import Motion, MotionTracker, Onset
-from vision.events.settings import EventSettings
+from vision.events.core import DetectorCore
+from vision.events.motion import Motion, Onset
 
 RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 
 
-class CauseLogic:
-    s: EventSettings
-    hist: History
-    motion: MotionTracker
-    table: Table
-    ids: tuple[str, ...]
-    fps: float
-    R: float
+class CauseLogic(DetectorCore):
     D: int
     W: int
     last_pair: dict[tuple[int, int], float]

@@ -11,16 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events.causes import RESUME_S, CauseLogic
 from vision.events.contacts import Contact
 from vision.events.disturb import SETTLE_WAIT_S, came_back, covered_push, impulse_or_push, left_covered
 from vision.events.fit import point_segment_distance
-from vision.events.history import History
 from vision.events.lines import LineWatcher
-from vision.events.motion import Motion, MotionTracker, Onset, Stop, track_jump
-from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames
+from vision.events.motion import Motion, Onset, Stop, track_jump
+from vision.events.settings import MAX_SPEED_MM_S, frames
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 from vision.events.unseen import runs_back, seen_leaving, unseen_jump
@@ -34,37 +32,20 @@ RUNS_BACK_CONF = 0.6  # unseen as it left, but found rolling straight away from 
 UNSEEN_START_CONF = 0.3
 
 
-class StartLogic(CauseLogic):
-    s: EventSettings
-    hist: History
-    motion: MotionTracker
-    table: Table
+class StartLogic(CauseLogic):  # the settings, history, motion, table and contact state: see CauseLogic
     lines: LineWatcher
-    ids: tuple[str, ...]
-    fps: float
-    R: float
-    D: int
     now: float
     phase: ShotPhase
     onsets: list[tuple[Onset, int]]
     pushes: list[tuple[Event, Onset, dict[str, Any], float]]
-    last_pair: dict[tuple[int, int], float]
-    last_hit: np.ndarray
-    started: np.ndarray
-    judged: np.ndarray
-    hit_from: dict[tuple[int, int], float]
-    caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, also when no contact was proven
-    jumps: dict[int, float]
     _jump_memo: dict[tuple[int, int], bool]
     stop_dir: dict[int, tuple[float, np.ndarray, float]]  # per ball: stop time, way, start of that run
     shot_t0: float
     shot_anchors: dict[int, np.ndarray]
-    kinks: dict[int, list[float]]
     analysed: int
     last_stops: dict[int, Stop]
     calls: dict[tuple[int, int], Event | None]
     homes: dict[int, tuple[float, np.ndarray]]
-    W: int
 
     if TYPE_CHECKING:  # provided by the other mixins (before this one in no MRO: declared for the checker)
 

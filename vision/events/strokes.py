@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from calibration.table import Table
 from rules.events import Event, EventType
+from vision.events.core import DetectorCore
 from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.lines import LineWatcher
-from vision.events.motion import MotionTracker, Onset
+from vision.events.motion import Onset
 from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_model
 from vision.events.shots import ShotPhase, rest_layout
 
@@ -119,14 +119,7 @@ def crept(hist: History, o: Onset, s: EventSettings, fps: float, look: int) -> b
     return sse_ramp < sse_step
 
 
-class StrokeLogic:
-    s: EventSettings
-    hist: History
-    motion: MotionTracker
-    table: Table
-    ids: tuple[str, ...]
-    fps: float
-    R: float
+class StrokeLogic(DetectorCore):
     kicked: dict[int, float]
     kinks: dict[int, list[float]]
     lines: LineWatcher
