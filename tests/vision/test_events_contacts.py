@@ -360,8 +360,8 @@ _MISSED_FIRST = pytest.mark.xfail(strict=True, reason="11's first moving sample 
 def test_ball_frozen_to_a_cushion_hit_a_frame_after_the_stroke_is_a_contact_and_a_touch(seed: int) -> None:
     """Physics frame_russian71-1 at 29.43 s: 11 lies 2 mm off the rear cushion; C, struck 34 mm from touching
     it at 2.8 m/s, hits it 12 ms later, inside the stroke's frame. 11 goes into the rubber, straight back into
-    C and off along the nose, so its first sample is hardly off its rest and the next runs along a way off
-    the nose, not along the line of centres. C-11 is the first contact and 11 touched the rear cushion
+    C and off along the nose, so its first sample shows no run along the line of centres and the next runs
+    along a way off the nose. C-11 is the first contact and 11 touched the rear cushion
     (fails before: the shot had no contact at all)."""
     u = np.array([0.81, 0.59]) / np.hypot(0.81, 0.59)
     obj = np.array([TABLE.half_length - R - 2.0, -605.0])
@@ -379,3 +379,20 @@ def test_ball_frozen_to_a_cushion_hit_a_frame_after_the_stroke_is_a_contact_and_
     assert abs(contacts[0].t - _contacts(truth)[0].t) * 60 <= 2
     touches = [e for e in found if e.type is EventType.CUSHION and e.agents == ("11",)]
     assert touches and touches[0].cushion == "rear"
+
+
+_V_CASES = [(f, g, k) for f in (60.0, 30.0) for g in (1.0, 3.0) for k in range(2)]
+
+
+@pytest.mark.parametrize(("fps", "gap", "seed"), _V_CASES)
+def test_two_touching_balls_hit_in_their_v_pass_nothing_to_each_other(fps: float, gap: float, seed: int) -> None:
+    """C rolls into the V between touching 5 and 6 and hits both: each is proven hit from outside, so no 5-6
+    link is reported (fails before: the links of a group set moving from outside were all reported; found
+    by an independent review)."""
+    sim = Sim(TABLE, fps=fps).place("5", (200.0, R + gap / 2)).place("6", (200.0, -R - gap / 2))
+    res = sim.place("C", (-300.0, 0.0)).stroke(0.5, "C", (2500.0, 0.0)).run(2.0)
+    assert {frozenset(e.balls or ()) for e in _contacts(res.events)} == {frozenset(("C", "5")), frozenset(("C", "6"))}
+    states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=900 + seed))
+    found = {frozenset(e.balls or ()) for e in _contacts(detect_events(TABLE, fps, states)) if e.confidence >= 0.5}
+    assert frozenset(("5", "6")) not in found, found
+    assert found >= {frozenset(("C", "5")), frozenset(("C", "6"))}, found

@@ -117,17 +117,21 @@ def test_moving_ball_lost_across_a_jaw_is_off_table_not_a_pot() -> None:
     assert [g.kind for g in out] == ["off_table"]
 
 
-def _lost_at_the_right_cushion(reach_mm: float) -> list[Gone]:
-    """C rolls into the right cushion at 2 m/s and is last seen reaching reach_mm into it, then held hidden."""
+def _lost_at_the_right_cushion(reach_mm: float, y_mm: float = 200.0, back_after_s: float | None = None,
+                               along: bool = False) -> list[Gone]:
+    """C rolls at 2 m/s into the right cushion (or along it, towards the rear_left pocket at +x, +y) and is last seen
+    reaching reach_mm into it at y_mm, then held hidden (and seen back on the bed after back_after_s)."""
     nose = TABLE.half_length
     w = PotWatcher(TABLE, EventSettings(), 1, FPS)
     hist = History(("C",), 256)
     out = []
-    last = np.array([nose - TABLE.ball_radius + reach_mm, 200.0])
+    last = np.array([nose - TABLE.ball_radius + reach_mm, y_mm])
     for f in range(int(2.0 * FPS)):
-        x = last[0] - 2000.0 * (20 - f) / FPS
+        run = 2000.0 * (20 - f) / FPS
         if f <= 20:
-            xy, state = np.array([x, 200.0]), BallState.MOVING
+            xy, state = last - (np.array([0.0, run]) if along else np.array([run, 0.0])), BallState.MOVING
+        elif back_after_s is not None and f > 20 + back_after_s * FPS:
+            xy, state = last - np.array([40.0, 0.0]), BallState.MOVING
         else:
             xy, state = last, BallState.HIDDEN
         n = hist.push(_states(f, xy, state))
@@ -145,6 +149,17 @@ def test_ball_lost_in_the_doubtful_reach_into_a_cushion_is_off_table_for_review(
     assert abs(out[0].t - 20.5 / FPS) < 1e-9 and out[0].confidence < 0.6
     assert _lost_at_the_right_cushion(3.0) == []
     assert 3.0 < BED_REACH_MM < 8.9 < AIRBORNE_OVERLAP_MM
+    # seen again before DOUBT_WAIT_S: it was only hidden (an arm over it at the rail)
+    assert _lost_at_the_right_cushion(8.9, back_after_s=0.4) == []
+
+
+def test_ball_lost_in_the_doubtful_reach_by_a_pocket_heading_into_it_is_potted() -> None:
+    """Near a corner, outside the mouth region but within the pocket's reach and heading into it: a pot, as
+    before the doubtful-reach reading (the pot test comes first; found by an independent review)."""
+    y = TABLE.half_width - 100.0
+    out = _lost_at_the_right_cushion(8.0, y_mm=y, along=True)
+    assert TABLE.pocket_at((TABLE.half_length - TABLE.ball_radius + 8.0, y)) is None
+    assert [(g.kind, g.pocket) for g in out] == [("pot", "rear_left")]
 
 
 def test_a_bridge_hand_resting_by_an_arm_revives_no_ball_but_a_ball_left_there_does() -> None:

@@ -25,7 +25,7 @@ class CauseLogic(DetectorCore):
     started: np.ndarray
     judged: np.ndarray
     hit_from: dict[tuple[int, int], float]
-    caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, also when no contact was proven
+    caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, when no contact was proven
     jumps: dict[int, float]
     kinks: dict[int, list[float]]
 
@@ -48,21 +48,6 @@ class CauseLogic(DetectorCore):
         why = f"{self.ids[a]} ran at {self.ids[o.ball]} as it started and was seen {-gap:.0f} mm into touching it"
         extra = {"review": True, "overlap_mm": round(-gap, 1), "why": why}
         self._emit(Event(EventType.BALL_CONTACT, o.t, 0, 0.55, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
-
-    def _unseen_neighbour(self, group: list[Onset]) -> bool:
-        """Was a ball resting within 2R of a gap from a ball of the group missing from the frames around its
-        start (a cue ball struck into it inside the frame, its next sample lost under the cue)?"""
-        members = {o.ball for o in group}
-        for o in group:
-            k = self.hist.idx(o.n_first - 1, min(o.n_first + 1, self.hist.newest))
-            for a in range(len(self.ids)):
-                anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
-                if a in members or anchor is None or self.table.ball_gap(anchor, o.anchor) > 2 * self.R:
-                    continue
-                if not bool(self.hist.valid[k, a].all()):
-                    return True
-        return False
-
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving, just-hit or

@@ -377,9 +377,9 @@ def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces, anchor_o: np
     if float(np.dot(step, u)) < need - s.contact_gate_mm - 2 * s.noise_moving_mm:
         return None  # it stopped short of x: something else set x moving
     if float(np.dot(xy_x[0] - anchor_x, u)) <= s.onset_mm:
-        # lying within a step of a cushion, x was driven into it and back off it inside the frame (and may
-        # have met the striker again on the way back): its run by its next sample leaves along a way off
-        # the nose (a ball 2 mm off the rear cushion hit at 2.8 m/s, 60 fps)
+        # lying within a step of a cushion, x was driven into it and back off it inside the frame, so its first
+        # sample shows no run along the line of centres (and it may have met the striker again on the way
+        # back): its run by its next sample leaves along a way off the nose (2 mm off the rear cushion, 60 fps)
         far = xy_x[min(1, len(xy_x) - 1)] - anchor_x
         run_x = float(np.hypot(*far))
         ways = _ways_off(w, anchor_x, u, run_x)[1:]

@@ -76,7 +76,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.started = np.full(len(ids), -np.inf)  # last start from rest per ball
         self.judged = np.full(len(ids), -np.inf)  # ... last judged (caused, a stroke or disturbed): a cause
         self.hit_from: dict[tuple[int, int], float] = {}  # (striker, struck): contact time proven by a start
-        self.caused_by: dict[tuple[int, int], float] = {}  # (cause, started ball): the start it explained
+        self.caused_by: dict[tuple[int, int], float] = {}  # (cause, started ball): a start it explained unproven
         self.last_stop = -np.inf
         self.last_event_t = -np.inf  # of the running shot's last event but its shot_end
         self.kicked: dict[int, float] = {}  # per ball: time it was last struck while moving

@@ -141,6 +141,12 @@ class PotWatcher:
         xy = self.last_xy[b]
         if seen_off_bed(self.table, xy):
             return Gone(b, "off_table", t, None, 0.6)  # last seen reaching into a cushion: in the air over it
+        name, dist = self.table.nearest_pocket(xy)
+        if dist <= self.s.pocket_reach_mm:
+            heading = xy - self.prev_xy[b]
+            outward = np.asarray(self.table.pockets[name].outward)
+            if not np.all(np.isfinite(heading)) or float(np.dot(heading, outward)) >= 0:
+                return self._pot(b, t, 0.8, shot_running)
         reach = cushion_overlap_mm(self.table, xy)
         if reach > BED_REACH_MM and self.table.pocket_at(xy) is None:
             if unseen_s < DOUBT_WAIT_S:
@@ -148,12 +154,6 @@ class PotWatcher:
             why = (f"last seen {reach:.1f} mm into the cushion (a ball on the bed reaches {BED_REACH_MM:.1f} mm at "
                    f"most, one in the air {AIRBORNE_OVERLAP_MM:.0f} mm or more), not seen for {unseen_s:.1f} s")
             return Gone(b, "off_table", t, None, 0.45, {"review": True, "reach_mm": round(reach, 1), "why": why})
-        name, dist = self.table.nearest_pocket(xy)
-        if dist <= self.s.pocket_reach_mm:
-            heading = xy - self.prev_xy[b]
-            outward = np.asarray(self.table.pockets[name].outward)
-            if not np.all(np.isfinite(heading)) or float(np.dot(heading, outward)) >= 0:
-                return self._pot(b, t, 0.8, shot_running)
         if not self.table.on_bed(xy, margin_mm=self.table.ball_radius * 0.5):
             return Gone(b, "off_table", t, None, 0.6)
         return None  # hidden mid-table (an arm over it): wait for the tracker

@@ -228,9 +228,15 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         caused = [self._caused(o, group) for o in group]
         if all(caused):
             if len(group) > 1:
-                # touching balls set moving together from outside: the links between them are contacts too
+                # touching balls set moving together from outside: the links between them are contacts too (a
+                # pack resolves them by momentum), but of two, one proven hit from outside took nothing from the
+                # other (two balls in a V, each hit by the striker, passed nothing on)
+                members = {o.ball for o in group}
+                w = 2 * self.s.cause_window_s
                 for o in group:
-                    self._contacts_in_cluster(o)
+                    if len(group) > 2 or not any(abs(tc - o.t) <= w and o.ball in pair and not set(pair) <= members
+                                                 for pair, tc in self.last_pair.items()):
+                        self._contacts_in_cluster(o)
             return True
         members = {o.ball for o in group}
         if any(caused) or any(self._cluster_hit(o, members) for o in group):
@@ -258,8 +264,6 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
                         return True
         if len(group) == 1 and not final and self._maybe_slow(group[0]) and not self._run(group[0], final)[0]:
             return False  # stroke or disturbance: wait for its run to tell
-        if not final and n < first + 2 and self._unseen_neighbour(group):
-            return False  # a ball beside it was not seen as it started: it may have been struck into it
         striker = choose_striker(group)
         self.calls = {k: v for k, v in self.calls.items() if k[1] >= self.hist.oldest}
         key = (striker.ball, striker.n_first)
@@ -358,15 +362,20 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
     def _pushed_first(self, o: Onset) -> float:
         """When a stroke on this ball began: the start of a ball touching it that left within the push window
         before it (the stroke went through it; the struck ball, pushed on, is often seen to start frames
-        later), else its own start."""
+        later), or of a ball it set moving in that window (and that hit: struck inside the frame of the hit,
+        its own start is dated after it), else its own start."""
         t_ref = o.t
         for x in range(len(self.ids)):
             if x != o.ball and o.t - self.s.push_window_s <= self.started[x] < o.t:
                 a = self.motion.anchor_at(x, float(self.started[x]) - 1.0 / self.fps)
                 if a is not None and self.table.ball_gap(o.anchor, a) <= self.s.push_gap_mm:
                     t_ref = min(t_ref, float(self.started[x]))
-                elif self.caused_by.get((o.ball, x)) == self.started[x]:
-                    t_ref = min(t_ref, float(self.started[x]))  # it set x moving: the stroke came first
+                    continue
+                # it set x moving (its hit proven, or taken as the cause): the stroke came before that start and hit
+                t_hit = float(self.hit_from.get((o.ball, x), -np.inf))
+                hit_x = abs(t_hit - float(self.started[x])) <= 2 * self.s.cause_window_s
+                if hit_x or self.caused_by.get((o.ball, x)) == self.started[x]:
+                    t_ref = min(t_ref, float(self.started[x]), t_hit if hit_x else np.inf)
         return t_ref
 
     def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
