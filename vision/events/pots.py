@@ -4,10 +4,11 @@
   (confidence lowered when that mouth is farther than `pocket_reach_mm`). The time is half a frame after
   the last frame the ball was seen on the bed.
 - A moving ball that goes unseen for `vanish_s`: off_table (0.6) when its last centre reached into a cushion
-  (no ball on the bed can be there: it was in the air, `vision.bedgeom`); off_table for review (0.45) when it
-  reached into a cushion further than a ball on the bed is seen to but less than that, and stayed unseen for
-  `DOUBT_WAIT_S` (an arm over a ball at the rail hides it too); else a pot (0.8) when that centre
-  was near a pocket mouth and heading into it; off_table (0.6) when it was off the bed elsewhere.
+  (no ball on the bed can be there: it was in the air, `vision.bedgeom`); else a pot (0.8) when that centre
+  was near a pocket mouth and heading into it; else off_table for review (0.45) when it reached into a
+  cushion further than a ball on the bed is seen to (`BED_REACH_MM`), outside the mouth regions, and stayed
+  unseen for `DOUBT_WAIT_S` (an arm over a ball at the rail hides it too); off_table (0.6) when it was off the
+  bed elsewhere.
 - A ball that rattles in the jaws and comes back is never marked gone, so it is not a pot (1.22.5).
 - A ball that comes to rest hanging in a mouth (centre farther out than a ball frozen to the cushion could
   be) and drops later is a pot with extra {"hanging": true}, plus {"late": true} when the shot had ended (1.23);
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.table import Table
-from vision.bedgeom import AIRBORNE_OVERLAP_MM, BED_REACH_MM, cushion_overlap_mm, seen_off_bed
+from vision.bedgeom import AIRBORNE_OVERLAP_MM, BED_REACH_MM, cushion_overlap_mm
 from vision.events.history import History
 from vision.events.settings import EventSettings
 from vision.types import BallState
@@ -139,7 +140,8 @@ class PotWatcher:
     def _vanished(self, b: int, t: float, shot_running: bool, unseen_s: float) -> Gone | None:
         """A moving ball lost from view: potted near a mouth, off the table beyond the bed, else hidden."""
         xy = self.last_xy[b]
-        if seen_off_bed(self.table, xy):
+        reach = cushion_overlap_mm(self.table, xy)
+        if reach > AIRBORNE_OVERLAP_MM:
             return Gone(b, "off_table", t, None, 0.6)  # last seen reaching into a cushion: in the air over it
         name, dist = self.table.nearest_pocket(xy)
         if dist <= self.s.pocket_reach_mm:
@@ -147,7 +149,6 @@ class PotWatcher:
             outward = np.asarray(self.table.pockets[name].outward)
             if not np.all(np.isfinite(heading)) or float(np.dot(heading, outward)) >= 0:
                 return self._pot(b, t, 0.8, shot_running)
-        reach = cushion_overlap_mm(self.table, xy)
         if reach > BED_REACH_MM and self.table.pocket_at(xy) is None:
             if unseen_s < DOUBT_WAIT_S:
                 return None  # an arm over a ball at the rail hides it as well: wait for it to show again
