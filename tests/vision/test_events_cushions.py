@@ -50,6 +50,23 @@ def test_ball_near_a_cushion_struck_into_it_touches_it(gap_mm: float, angle_deg:
         assert abs(got[0].t - truth[0].t) * fps <= 2.0, f"seed {seed}: {got[0].t} vs {truth[0].t}"
 
 
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+def test_ball_struck_from_rest_glancing_into_a_near_cushion_touches_it(fps: float) -> None:
+    """Ball 5, 17 mm off the nose, is sent at 2.4 m/s 8 degrees into the cushion (physics frame_dynamic-1 at
+    17.19 s): it reaches the nose two or three frames after it left its rest. The incoming piece is its run
+    from the rest anchor; a free line through its rest and moving samples had a quarter of the run's speed and
+    missed the touch on most noise seeds."""
+    res = _near_rear_cushion(17.0, 82.0, fps, speed=2400.0)
+    truth = [e for e in res.events if e.type is EventType.CUSHION and e.ball == "5"]
+    assert truth and truth[0].cushion == "rear", "the scenario itself"
+    found = 0
+    for seed in range(1, 9):
+        states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed))
+        got = _touches(detect_events(TABLE, fps, states), "5")
+        found += bool(got and got[0].cushion == "rear" and abs(got[0].t - truth[0].t) * fps <= 2.0)
+    assert found >= 6, f"{found} of 8 noise seeds"  # 2 and 3 of 8 when a free line was fitted
+
+
 @pytest.mark.parametrize("angle_deg", [90.0, 135.0])
 def test_ball_near_a_cushion_struck_along_or_away_from_it_touches_nothing(angle_deg: float) -> None:
     res = _near_rear_cushion(20.0, angle_deg, 30.0, speed=1000.0)

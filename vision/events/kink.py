@@ -72,6 +72,7 @@ def pieces(
     n_hi: int,
     slow: bool = False,
     axis: Axis | None = None,
+    from_rest: bool = False,
 ) -> Pieces | None:
     """Fit ball b on counters n_lo..j (before) and j+1..n_hi (after); None without enough samples.
 
@@ -80,6 +81,8 @@ def pieces(
     that longer piece stays straight within the noise (no earlier kink in it). The past costs no latency.
     `axis`: the samples are projected onto this line first (one velocity component only: a bounce off one
     cushion, blind to a bounce off a perpendicular one in between).
+    `from_rest`: a ball that left its rest inside the incoming piece is fitted by its run from the rest anchor
+    (`_from_rest`), not by a free line through rest and moving samples.
     """
     t_pre, xy_pre = hist.track(b, n_lo, j)
     t_post, xy_post = hist.track(b, j + 1, n_hi)
@@ -94,6 +97,8 @@ def pieces(
     if anchor is not None:
         pre = fixed_point(anchor, hist.time(j), s.noise_rest_mm, 30)
         chi2_pre = float(np.sum((xy_pre - anchor) ** 2)) / s.noise_rest_mm**2 if len(t_pre) else 0.0
+    elif from_rest and (ramp := _from_rest(rest, s, b, t_pre, xy_pre, axis)) is not None:
+        pre, chi2_pre = ramp
     else:
         fitted = fit_line(t_pre, xy_pre, noise_model(s))
         if fitted is None:
@@ -109,6 +114,47 @@ def pieces(
     return Pieces(pre, post, chi2_pre + chi2_post, anchor is not None)
 
 
+def _from_rest(
+    rest: RestLookup, s: EventSettings, b: int, t: np.ndarray, xy: np.ndarray, axis: Axis | None
+) -> tuple[LineFit, float] | None:
+    """The incoming piece of a ball that left its rest inside it: the run from its rest anchor, the start time
+    scanned between its last rest sample and its first moving one (a ramp: at the anchor, then a straight run
+    from it), with its chi2. A free line through rest and moving samples fits neither (a ball hit from rest 17
+    mm off a cushion is at the nose two frames later: the free line's velocity was a quarter of the run's).
+    None when the piece does not start at rest, has fewer than two moving samples (one is fitted exactly by
+    any run, whatever happened between it and the rest: a ball struck into a cushion under a frame away), or
+    its moving samples lie off the run by more than twice the noise."""
+    if len(t) < 2:
+        return None
+    anchor = rest.anchor_at(b, float(t[0]))
+    if anchor is None:
+        return None
+    k = 0
+    while k + 1 < len(t) and rest.anchor_at(b, float(t[k + 1])) is not None:
+        k += 1
+    if k + 2 >= len(t):
+        return None
+    a = _project(anchor, axis)
+    d = xy - a
+    ts = np.linspace(float(t[k]), float(t[k + 1]), 9)[:-1]  # an eighth of the interval: far below the noise
+    tau = np.clip(t[None, :] - ts[:, None], 0.0, None)  # (M, N)
+    sxx = (tau * tau).sum(axis=1)
+    v = (tau @ d) / sxx[:, None]  # (M, 2): the run's velocity for each start time
+    resid = d[None] - tau[..., None] * v[:, None, :]
+    sse = (resid**2).sum(axis=(1, 2))
+    g = int(np.argmin(sse))
+    vel = v[g]
+    noise = noise_model(s)(float(np.hypot(*vel)))
+    n_run = len(t) - k - 1
+    if float(np.sqrt(sse[g] / (2 * n_run))) > 2.0 * noise:
+        return None  # no straight run from the rest (out to a nose and back between the samples): a free line
+    scatter = float(np.sqrt(sse[g] / max(2 * n_run - 2, 1)))
+    sigma_v = max(noise, scatter) / float(np.sqrt(sxx[g]))
+    rms = float(np.sqrt(sse[g] / (2 * len(t))))
+    fit = LineFit(float(ts[g]), np.asarray(a, dtype=float), vel, sigma_v, rms, len(t))
+    return fit, float(sse[g]) / s.noise_moving_mm**2
+
+
 def best_split(
     hist: History,
     rest: RestLookup,
@@ -120,6 +166,7 @@ def best_split(
     slow: bool = False,
     axis: Axis | None = None,
     lo: Mapping[int, int] | None = None,
+    from_rest: bool = False,
 ) -> tuple[int, list[Pieces]] | None:
     """The split (last frame before the kink) whose pieces fit all the balls best, with their pieces.
     `lo`: a first counter per ball overriding n_lo (its incoming piece starts after a kink already known;
@@ -127,7 +174,8 @@ def best_split(
     best: tuple[float, int, list[Pieces]] | None = None
     first = lo or {}
     for j in splits:
-        fits = [pieces(hist, rest, s, b, j, first.get(b, n_lo), n_hi, slow and b not in first, axis) for b in balls]
+        fits = [pieces(hist, rest, s, b, j, first.get(b, n_lo), n_hi, slow and b not in first, axis, from_rest)
+                for b in balls]
         if any(f is None for f in fits):
             continue
         got = [f for f in fits if f is not None]
