@@ -25,6 +25,10 @@ KICK_CONF = 0.9  # existence of a stroke on a moving ball: a significant speed-u
 # at most to (5 + 5 h / R) / 7 of its launch speed with the tip h = 0.7 R above the centre (the miscue limit):
 # 1.21. A run that gains more than that over the fit window, beyond the noise, was pushed (a hand, a sleeve).
 FOLLOW_GAIN = 1.21
+# A straight piece's residuals are the position noise (rms below one sigma); one that bends by a bounce inside
+# it leaves them at several (a ball into a cushion and back within the window: 17 mm at 5 mm of noise), and
+# its mean velocity is no speed to compare: the stroke is looked for where both pieces are straight.
+_BENT = 2.0
 
 
 # Rolling resistance of a cloth slows a rolling ball by 50-150 mm/s^2: the mean speed of a run over a window
@@ -183,9 +187,12 @@ class StrokeLogic(DetectorCore):
                 continue  # not seen all along: a ball just re-found (or carried in a hand) tells no change
             if any(t_a[0] - s.cause_window_s <= k <= t_b[-1] + s.cause_window_s for k in self.kinks.get(b, [])):
                 continue  # a contact or cushion inside the windows: its kink, not a stroke
-            pre, post = fit_line(t_a, xy_a, noise_model(s)), fit_line(t_b, xy_b, noise_model(s))
+            noise = noise_model(s)
+            pre, post = fit_line(t_a, xy_a, noise), fit_line(t_b, xy_b, noise)
             if pre is None or post is None:
                 continue
+            if pre.rms_mm > _BENT * noise(pre.speed) or post.rms_mm > _BENT * noise(post.speed):
+                continue  # a kink inside a window (a cushion touch missed between samples): its split is not here
             dv = post.v - pre.v
             sigma = float(np.hypot(pre.sigma_v, post.sigma_v))
             if float(np.hypot(*dv)) < s.early_stroke_min_speed_mm_s or post.speed - pre.speed < s.kink_z * sigma:
