@@ -124,7 +124,10 @@ def verify_touch(
 ) -> Touch | None:
     """The ball's touch of the nose it comes closest to at counter m, or None: from fitted pieces, or when
     they prove nothing from the normal velocity turned around between three samples (`turn_touch`)."""
-    near = bool(_minima(hist, bound, m, radius, s)[ball].any())  # else a candidate for `turn_touch` only
+    # else a candidate for `turn_touch` only; a neighbour sample unseen (filled in on the straight between the
+    # samples around it) hides a bounce in the gap, so the leg to or from the nose counts as for `turn_touch`
+    gap = not bool(hist.valid[hist.idx(m - 1, m + 1), ball].all())
+    near = bool(_minima(hist, bound, m, radius, s, turned=gap)[ball].any())
     found = _fitted_touch(hist, rest, bound, s, ball, m, n_lo, n_hi, radius, fps) if near else None
     if found is not None and found.confidence >= 0.5:
         return found
