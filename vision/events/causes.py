@@ -15,6 +15,9 @@ from vision.events.core import DetectorCore
 from vision.events.motion import Motion, Onset
 
 RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
+# how much farther than its rest gap a ball may have run to meet another on the line that one left along: a
+# straight hit runs the gap exactly; the departure's direction is known to a few degrees at the onset
+_LINE_TOL_MM = 6.0
 
 
 class CauseLogic(DetectorCore):
@@ -48,6 +51,34 @@ class CauseLogic(DetectorCore):
         why = f"{self.ids[a]} ran at {self.ids[o.ball]} as it started and was seen {-gap:.0f} mm into touching it"
         extra = {"review": True, "overlap_mm": round(-gap, 1), "why": why}
         self._emit(Event(EventType.BALL_CONTACT, o.t, 0, 0.55, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
+
+    def _contact_by_line(self, a: int, o: Onset) -> None:
+        """Ball a, at rest a few mm from o's ball until it set off in the same frames, caused o's start, but no
+        frame shows its run in (struck from 12 mm away at 2.7 m/s it hits within 5 ms): a ball leaves its rest
+        along the line of centres, so where a met it lies 2R back along o's way; when a's rest is that close to
+        it (a ran straight there), that is the contact, at o's start, for review (physics frame_free-1 at 98.54
+        s: C into 14, whose first contact came out as the second one, after 14's cushion)."""
+        anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
+        speed = o.fit.speed
+        if anchor is None or speed <= 0.0:
+            return
+        gap = float(np.hypot(*(anchor - o.anchor))) - 2 * self.R
+        if not (self.s.touch_tol_mm < gap <= 2 * self.R):
+            return  # touching (the pack's and the push's business) or far enough for the frames to show it
+        meet = o.anchor - 2 * self.R * o.fit.v / speed
+        run = float(np.hypot(*(meet - anchor)))
+        if run > gap + _LINE_TOL_MM:
+            return  # o did not leave along the line from where a rested: a cut from elsewhere, not read here
+        key = (min(a, o.ball), max(a, o.ball))
+        if abs(o.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
+            return
+        self.last_pair[key] = o.t
+        self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], o.t)
+        self.hit_from[(a, o.ball)] = o.t
+        why = (f"{self.ids[o.ball]} left along the line from {self.ids[a]}'s rest {gap:.0f} mm away "
+               f"({run - gap:.1f} mm off it); no frame shows the hit")
+        extra = {"review": True, "gap_mm": round(gap, 1), "why": why}
+        self._emit(Event(EventType.BALL_CONTACT, o.t, 0, 0.6, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving, just-hit or
@@ -90,7 +121,10 @@ class CauseLogic(DetectorCore):
             active = self.motion.anchor_at(a, t) is None or recent or ran_at
             if active and gap <= s.cause_gap_mm + speed / self.fps:
                 caused = True
-                if self._contact_from_start(a, o) or not (ran_at and self._later_apart(a, o) is not None):
+                if self._contact_from_start(a, o):
+                    continue
+                if not (ran_at and self._later_apart(a, o) is not None):
+                    self._contact_by_line(a, o)
                     continue
                 # a ball at rest apart from this one, seen to start after it, ran in: it is taken as the cause,
                 # so this one is none of its start (touching balls pass impulses on: the pack judges those)
@@ -98,6 +132,8 @@ class CauseLogic(DetectorCore):
                 self.caused_by[(a, b)] = t
                 if gap <= 0.0:
                     self._contact_by_overlap(a, o, gap)
+                else:
+                    self._contact_by_line(a, o)
         return caused
 
     def _later_apart(self, a: int, o: Onset) -> np.ndarray | None:
