@@ -7,7 +7,8 @@ For each case folder (truth.json + truth.npz + video.mp4) analyze runs as the CL
 calibration, the truth.json log as referee inputs); the perception stage is wrapped to record every
 frame's published states. `--no-state` drops the `balls` of the log's state lines (what a recording with no
 stated position gives). Printed per case: ball-frames, the share with the right id, the share on the first
-frame, the mean id confidence, and the pot events whose ball id matches the truth's pots.
+frame, the mean id confidence (and its mean over the ball-frames whose id is wrong: a confidence that
+means something is lower there), and the pot events whose ball id matches the truth's pots.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def run_case(case: Path, no_state: bool, max_frames: int | None) -> dict[str, An
     R = truth.table.ball_diameter_mm / 2.0
     total = right = first_total = first_right = 0
     conf: list[float] = []
+    wrong_conf: list[float] = []  # id confidence of the ball-frames whose id is not the true ball's
     for f, st in enumerate(rec.states):
         ids, xy, state, idc = st.ids, st.xy_mm, st.state, st.id_confidence
         if f >= truth.n_frames:
@@ -69,6 +71,7 @@ def run_case(case: Path, no_state: bool, max_frames: int | None) -> dict[str, An
         n, k = int(vis.sum()), int((vis & ok).sum())
         total, right = total + n, right + k
         conf += [float(c) for c in idc[order][vis]]
+        wrong_conf += [float(c) for c in idc[order][vis & ~ok]]
         if f == 0:
             first_total, first_right = n, k
     true_pots = sorted(str(e.ball) for e in truth.events if e.type is EventType.POT)
@@ -76,6 +79,7 @@ def run_case(case: Path, no_state: bool, max_frames: int | None) -> dict[str, An
     same_pots = sum(min(true_pots.count(b), found_pots.count(b)) for b in set(true_pots))
     return {"case": case.name, "frames": len(rec.states), "ball_frames": total, "right": right,
             "first": (first_right, first_total), "mean_id_conf": float(np.mean(conf)) if conf else float("nan"),
+            "wrong_id_conf": float(np.mean(wrong_conf)) if wrong_conf else float("nan"),
             "pots": (same_pots, len(true_pots), len(found_pots)), "notes": res.notes}
 
 
@@ -99,7 +103,8 @@ def run(cases_dir: Path, no_state: bool = False, max_frames: int | None = None, 
             same, nt, nf = r["pots"]
             print(f"{r['case']:28s} frames {r['frames']:5d} id right {r['right']:6d}/{r['ball_frames']:6d} "
                   f"= {r['right'] / max(r['ball_frames'], 1):6.1%}  first frame {fr}/{ft}  "
-                  f"mean id conf {r['mean_id_conf']:.2f}  pots with the true id {same}/{nt} (found {nf})")
+                  f"mean id conf {r['mean_id_conf']:.2f} (wrong ids {r['wrong_id_conf']:.2f})  "
+                  f"pots with the true id {same}/{nt} (found {nf})")
             for n in r["notes"]:
                 if "identit" in n or "ball ids" in n:
                     print(f"    note: {n}")

@@ -116,12 +116,34 @@ def solve(cost: np.ndarray, miss_cost: float | None = None) -> list[tuple[int, i
     return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if c < n_det and cost[r, c] < INVALID]
 
 
-def ambiguity(cost: np.ndarray, pairs: list[tuple[int, int]]) -> dict[int, float]:
-    """Per assigned track, the margin between its cost and the best cost of another track for its detection
-    (small margin: identity could have gone either way)."""
+def ambiguity(cost: np.ndarray, pairs: list[tuple[int, int]], miss_cost: float | None = None) -> dict[int, float]:
+    """Per assigned track, how much the best assignment that takes its detection from it costs more (small
+    margin: identity could have gone either way). The alternatives are a swap with another assigned track
+    (each takes the other's detection: a detection the other track sits near but whose own detection fits it
+    far better is no doubt), and an unassigned track taking the detection while this one goes to a free
+    detection or unmatched (at `miss_cost`; without it, the other track's cost alone is compared)."""
     out: dict[int, float] = {}
-    for r, c in pairs:
-        col = cost[:, c].copy()
-        col[r] = INVALID
-        out[r] = float(col.min() - cost[r, c]) if col.min() < INVALID else np.inf
+    if not pairs:
+        return out
+    rows = np.array([r for r, _ in pairs])
+    cols = np.array([c for _, c in pairs])
+    own = cost[rows, cols]
+    m = cost[np.ix_(rows, cols)]  # m[i, j]: assigned track i on assigned detection j
+    ok = (m < INVALID) & (m.T < INVALID)
+    swap = np.where(ok, m + m.T - own[:, None] - own[None, :], np.inf)
+    np.fill_diagonal(swap, np.inf)
+    best = swap.min(axis=1)
+    lone = np.setdiff1d(np.arange(cost.shape[0]), rows)
+    free = np.setdiff1d(np.arange(cost.shape[1]), cols)
+    for i, (r, c) in enumerate(pairs):
+        takers = cost[lone, c] if len(lone) else np.zeros(0)
+        takers = takers[takers < INVALID]
+        if len(takers):
+            if miss_cost is None:
+                alt = float(takers.min() - own[i])
+            else:
+                moved = min([miss_cost, *cost[r, free].tolist()]) if len(free) else miss_cost
+                alt = float(takers.min() - own[i] + moved - miss_cost)
+            best[i] = min(best[i], alt)
+        out[r] = float(best[i])
     return out

@@ -200,7 +200,7 @@ class TrackSet:
             extra += leave_cost(active, dets.xy_mm[free], weak, self.R)
         cost, which = cost_matrix(hyps, dets.xy_mm[free], extra)
         pairs = solve(cost, self.config.miss_cost)
-        amb = ambiguity(cost, pairs)
+        amb = ambiguity(cost, pairs, self.config.miss_cost)
         assigned = set()
         for i, k in pairs:
             tr = active[i]
