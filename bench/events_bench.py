@@ -4,6 +4,7 @@
     python -m bench.events_bench --cases physics --n 3 # synthetic.scenarios through the full physics
     python -m bench.events_bench --cases DIR           # synthetic case folders (truth.json + truth.npz)
     python -m bench.events_bench --cases DIR --source tracker
+    python -m bench.events_bench --cases DIR --analyzed WORK  # the events.jsonl that analyze wrote per case
 
 A detected event matches a truth event of the same type and key (balls for a contact, ball and cushion
 segment, ball and pocket, ball, line and direction, ...) within 2 frames; matching is greedy by time
@@ -54,6 +55,7 @@ class Case:
     truth: list[Event]
     states: list[BallStates]
     impulse: dict[int, float] | None = None  # truth contact index -> impulse (mm/s), where not in its extra
+    found: list[Event] | None = None  # events found already (analyze's events.jsonl), else detected from states
 
 
 def _key(e: Event) -> Any:
@@ -214,7 +216,10 @@ def physics_cases(seeds: range, fps: float, noise: NoiseModel) -> Iterator[Case]
             yield Case(f"{name}-{seed}", table, fps, timeline.events, states)
 
 
-def folder_cases(root: Path, source: str, noise: NoiseModel) -> Iterator[Case]:
+def folder_cases(root: Path, source: str, noise: NoiseModel, analyzed: Path | None = None) -> Iterator[Case]:
+    """Cases of the folders below root; with `analyzed`, the events are those analyze wrote for each case to
+    analyzed/<case name>/events.jsonl (the whole pipeline, identity news from the rules included), and a
+    case with none is skipped with a note."""
     from synthetic.truth import GroundTruth
 
     folders = sorted(p.parent for p in root.rglob("truth.json"))
@@ -223,6 +228,15 @@ def folder_cases(root: Path, source: str, noise: NoiseModel) -> Iterator[Case]:
     for k, folder in enumerate(folders):
         gt = GroundTruth.load(folder)
         table = Table(gt.table)
+        if analyzed is not None:
+            path = analyzed / folder.name / "events.jsonl"
+            if not path.exists():
+                print(f"  {folder.name}: no {path}, skipped")
+                continue
+            lines = path.read_text().splitlines()
+            found = [Event.from_dict(json.loads(line)) for line in lines if line.strip()]
+            yield Case(folder.name, table, gt.fps, gt.events, [], found=found)
+            continue
         if source == "truth-noisy":
             t = np.arange(gt.n_frames) / gt.fps
             nm = NoiseModel(noise.sigma_rest_mm, noise.sigma_moving_mm, noise.p_miss, noise.seed + k)
@@ -261,8 +275,10 @@ def run(
     fps: float = 60.0,
     noise: NoiseModel | None = None,
     verbose: bool = True,
+    analyzed: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the benchmark; print and return the figures."""
+    """Run the benchmark; print and return the figures. `analyzed`: a folder of analyze outputs, one per case
+    (`bench.verdicts_bench --work` leaves one), whose events are scored instead of detecting them here."""
     if source not in ("truth-noisy", "tracker"):
         raise ValueError(f"source must be 'truth-noisy' or 'tracker', got {source!r}")
     nm = noise if noise is not None else NoiseModel()
@@ -277,8 +293,10 @@ def run(
         cases = kinematic_cases(n_per_kind, seed, fps, nm)
         label = f"kinematic set ({n_per_kind} per kind, seed {seed})"
     else:
-        cases = folder_cases(Path(cases_dir), source, nm)
+        cases = folder_cases(Path(cases_dir), source, nm, analyzed)
         label = str(cases_dir)
+        if analyzed is not None:
+            source = f"analyze ({analyzed})"
     counts: dict[str, dict[str, int]] = {str(t): {"tp": 0, "fp": 0, "fn": 0} for t in EventType}
     errors: dict[str, list[float]] = {str(t): [] for t in EventType}
     first_ok = first_n = n_cases = 0
@@ -291,7 +309,8 @@ def run(
     t_start = time.time()
     for case in cases:
         n_cases += 1
-        found = [e for e in detect_events(case.table, case.fps, case.states) if e.confidence >= MIN_CONF]
+        events = case.found if case.found is not None else detect_events(case.table, case.fps, case.states)
+        found = [e for e in events if e.confidence >= MIN_CONF]
         pairs, fn, fp = match(case.truth, found, case.fps)
         kind = case.name.rsplit("-", 1)[0].rstrip("_0123456789") or case.name
         kc = kind_counts.setdefault(kind, {"tp": 0, "fp": 0, "fn": 0})
@@ -452,8 +471,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=12, help="kinematic set: shots per kind")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print the result dict as JSON at the end")
+    ap.add_argument("--analyzed", type=Path, default=None,
+                    help="with --cases DIR: score the events.jsonl analyze wrote per case below this folder "
+                    "(the work folder of bench.verdicts_bench) instead of detecting events")
     args = ap.parse_args(argv)
-    res = run(args.cases, args.source, n_per_kind=args.n, seed=args.seed)
+    if args.analyzed is not None and args.cases in (None, "physics", "kinematic"):
+        ap.error("--analyzed needs --cases DIR (the case folders the analyze outputs belong to)")
+    res = run(args.cases, args.source, n_per_kind=args.n, seed=args.seed, analyzed=args.analyzed)
     if args.json:
         print(json.dumps(res, indent=1, default=float))
     return 0

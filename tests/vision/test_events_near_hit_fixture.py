@@ -13,6 +13,8 @@ from pathlib import Path
 
 from track_fakes import recorded_states
 
+from bench.events_sim import Sim
+from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import EventType
 from vision.events import detect_events
@@ -30,3 +32,19 @@ def test_the_hit_of_a_ball_a_few_mm_away_is_the_first_contact() -> None:
     assert first.extra.get("review") and "no frame shows the hit" in first.extra.get("why", "")
     cushion = next(e for e in events if e.type is EventType.CUSHION and e.ball == "14")
     assert first.t < cushion.t  # before it, not the return after it
+
+
+def test_a_contact_read_from_the_line_comes_no_earlier_than_its_strikers_own_hit() -> None:
+    # C into 1, which lies 4.5 mm from 2 and 2 20 mm from 3 (30 fps): 2's and 3's onsets may be dated up to a
+    # frame early, before the hit on 1 that set all of them moving (independent review: 1-2 came out at
+    # 0.4667 s and C-1 at 0.47 s)
+    table = Table.load()
+    d = 2 * table.ball_radius
+    sim = Sim(table, fps=30.0).place("C", (-700.0, 0.0)).place("1", (-300.0, 0.0))
+    sim = sim.place("2", (-300.0 + d + 4.5, 0.0)).place("3", (-300.0 + 2 * d + 24.5, 0.0))
+    res = sim.stroke(0.3, "C", (2000.0, 0.0)).run(2.0)
+    for seed in (1, 2, 3):
+        states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed))
+        contacts = [e for e in detect_events(table, 30.0, states) if e.type is EventType.BALL_CONTACT]
+        first = next(e for e in contacts if set(e.balls or ()) == {"C", "1"})
+        assert all(e.t >= first.t - 1e-9 for e in contacts), (seed, [(e.balls, round(e.t, 4)) for e in contacts])

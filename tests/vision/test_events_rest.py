@@ -12,7 +12,7 @@ from bench.events_sim import Sim, SimResult
 from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
-from vision.events import EventSettings, detect_events
+from vision.events import EventSettings, detect_events, detector
 from vision.types import BallState
 
 TABLE = Table.load()
@@ -156,10 +156,14 @@ def test_a_ball_struck_while_still_rolling_starts_an_early_shot(fps: float) -> N
 
 
 @pytest.mark.parametrize(("fps", "speed"), [(60.0, 1400.0), (30.0, 1400.0), (30.0, 2000.0)])
-def test_a_bounce_whose_touch_frame_is_missed_is_no_stroke_on_a_moving_ball(fps: float, speed: float) -> None:
+def test_a_bounce_whose_touch_frame_is_missed_is_no_stroke_on_a_moving_ball(
+    fps: float, speed: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # physics frame_combined-1 at 113.53 s: 4 ran into a cushion at 1.4 m/s, its first sample after the touch
     # was missed, and the 0.15 s line before the next frames, bent by the bounce, averaged to a slow ball that
-    # then "sped up": a 1.14.2 stroke (a foul) with no cue near. Samples at the noise of the physics bench.
+    # then "sped up": a 1.14.2 stroke (a foul) with no cue near. Samples at the noise of the physics bench. The
+    # touch itself is not looked for (a touch found excuses the kink anyway): the stroke test alone must hold.
+    monkeypatch.setattr(detector, "verify_touch", lambda *args: None)
     res = Sim(TABLE, fps=fps).place("5", (TABLE.half_length - 400.0, -200.0)).stroke(0.3, "5", (speed, 0.0)).run(2.0)
     touch = next(e for e in res.events if e.type is EventType.CUSHION)
     f = int(np.ceil(touch.t * fps))

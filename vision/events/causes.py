@@ -56,8 +56,9 @@ class CauseLogic(DetectorCore):
         """Ball a, at rest a few mm from o's ball until it set off in the same frames, caused o's start, but no
         frame shows its run in (struck from 12 mm away at 2.7 m/s it hits within 5 ms): a ball leaves its rest
         along the line of centres, so where a met it lies 2R back along o's way; when a's rest is that close to
-        it (a ran straight there), that is the contact, at o's start, for review (physics frame_free-1 at 98.54
-        s: C into 14, whose first contact came out as the second one, after 14's cushion)."""
+        it (a ran straight there), that is the contact, at o's start (no earlier than a's own hit), for review
+        (physics frame_free-1 at 98.54 s: C into 14, whose first contact came out as the second one, after
+        14's cushion)."""
         anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
         speed = o.fit.speed
         if anchor is None or speed <= 0.0:
@@ -69,16 +70,19 @@ class CauseLogic(DetectorCore):
         run = float(np.hypot(*(meet - anchor)))
         if run > gap + _LINE_TOL_MM:
             return  # o did not leave along the line from where a rested: a cut from elsewhere, not read here
+        # the onset may be dated up to a frame early: no earlier than the hit that set a moving (a pack
+        # spread by its striker passes impulses on after it)
+        t = float(self.last_hit[a]) if 0.0 < self.last_hit[a] - o.t <= 2 * self.s.cause_window_s else o.t
         key = (min(a, o.ball), max(a, o.ball))
-        if abs(o.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
+        if abs(t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
             return
-        self.last_pair[key] = o.t
-        self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], o.t)
-        self.hit_from[(a, o.ball)] = o.t
+        self.last_pair[key] = t
+        self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], t)
+        self.hit_from[(a, o.ball)] = t
         why = (f"{self.ids[o.ball]} left along the line from {self.ids[a]}'s rest {gap:.0f} mm away "
                f"({run - gap:.1f} mm off it); no frame shows the hit")
-        extra = {"review": True, "gap_mm": round(gap, 1), "why": why}
-        self._emit(Event(EventType.BALL_CONTACT, o.t, 0, 0.6, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
+        extra = {"review": True, "rest_gap_mm": round(gap, 1), "why": why}
+        self._emit(Event(EventType.BALL_CONTACT, t, 0, 0.6, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving, just-hit or

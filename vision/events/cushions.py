@@ -166,7 +166,8 @@ def _fitted_touch(
     dt = 1.0 / fps
     t_lo, t_hi = hist.time(min(j, m)) - dt, hist.time(max(j, m)) + 2 * dt
     # only the segments this ball comes closest to at m: in a corner each cushion has its own approach
-    segs = _minima(hist, bound, m, radius, s)[ball]
+    gap = not bool(hist.valid[hist.idx(m - 1, m + 1), ball].all())  # as in `verify_touch`
+    segs = _minima(hist, bound, m, radius, s, turned=gap)[ball]
     off = np.where(segs if segs.any() else True, 0.0, np.inf)
 
     def locate(pc: Pieces) -> tuple[float, float, np.ndarray]:
