@@ -3,10 +3,9 @@ before the frames show it arriving (at 30 fps above all); one struck along or aw
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
+from track_fakes import noisy_with_a_miss
 
 from bench.events_scenarios import scenario
 from bench.events_sim import Sim, SimResult
@@ -213,11 +212,7 @@ def test_a_touch_whose_neighbour_sample_is_missed_is_found(fps: float, speed: fl
     f = int(np.ceil(touch.t * fps)) if after else int(np.floor(touch.t * fps))
     found = 0
     for seed in range(1, 9):
-        states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed, p_miss=0.0))
-        k = states[f].ids.index("5")
-        state, xy = states[f].state.copy(), states[f].xy_mm.copy()
-        state[k], xy[k] = BallState.HIDDEN, states[f - 1].xy_mm[k]
-        states[f] = replace(states[f], state=state, xy_mm=xy)
+        states = noisy_with_a_miss(res.t, res.pos, res.state, res.ids, seed, f, "5")
         got = _touches(detect_events(TABLE, fps, states), "5")
         found += bool(got and got[0].cushion == touch.cushion and abs(got[0].t - touch.t) * fps <= 2.0)
     assert found >= 7, f"{found} of 8 noise seeds"

@@ -3,10 +3,9 @@ crawl that only looked still starts nothing."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
+from track_fakes import noisy_with_a_miss
 
 from bench.events_sim import Sim, SimResult
 from bench.events_tracks import NoiseModel, noisy_states
@@ -169,11 +168,7 @@ def test_a_bounce_whose_touch_frame_is_missed_is_no_stroke_on_a_moving_ball(
     f = int(np.ceil(touch.t * fps))
     early = 0
     for seed in range(1, 9):
-        states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed, p_miss=0.0))
-        k = states[f].ids.index("5")
-        state, xy = states[f].state.copy(), states[f].xy_mm.copy()
-        state[k], xy[k] = BallState.HIDDEN, states[f - 1].xy_mm[k]
-        states[f] = replace(states[f], state=state, xy_mm=xy)
+        states = noisy_with_a_miss(res.t, res.pos, res.state, res.ids, seed, f, "5")
         events = detect_events(TABLE, fps, states)
         early += sum(1 for e in events if e.type is EventType.SHOT_START and e.extra.get("early"))
     assert early == 0  # 3, 2 and 2 of 8 noise seeds when a bent window was compared

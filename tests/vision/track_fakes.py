@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -48,3 +49,15 @@ def recorded_states(path: Path) -> list[BallStates]:
                    d["state"][k], d["conf"][k].astype(float), d["idc"][k].astype(float))
         for k in range(len(d["t"]))
     ]
+
+
+def noisy_with_a_miss(t: np.ndarray, pos: np.ndarray, state: np.ndarray, ids: tuple[str, ...], seed: int, f: int,
+                      ball: str) -> list[BallStates]:
+    """Noisy truth states (no random misses) with `ball` unseen on frame f: HIDDEN at its last position, as the
+    tracker publishes a missed ball."""
+    states = noisy_states(t, pos, state, ids, NoiseModel(seed=seed, p_miss=0.0))
+    k = states[f].ids.index(ball)
+    st, xy = states[f].state.copy(), states[f].xy_mm.copy()
+    st[k], xy[k] = BallState.HIDDEN, states[f - 1].xy_mm[k]
+    states[f] = replace(states[f], state=st, xy_mm=xy)
+    return states
