@@ -216,3 +216,25 @@ def test_a_touch_whose_neighbour_sample_is_missed_is_found(fps: float, speed: fl
         got = _touches(detect_events(TABLE, fps, states), "5")
         found += bool(got and got[0].cushion == touch.cushion and abs(got[0].t - touch.t) * fps <= 2.0)
     assert found >= 7, f"{found} of 8 noise seeds"
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+def test_a_cue_ball_frozen_to_a_cushion_struck_into_a_near_ball_touches_nothing_the_ball_does(fps: float) -> None:
+    """C rests against the rear cushion, 14 lies 10 mm off it and 4.5 mm off right_rear; C struck inside a frame
+    into 14 (seed-47 frame_russian71 at 43.10 s). The hit's reaction only slows C: it was read as C pushed into
+    the rear cushion (every seed before). 14, sent into right_rear, had no speed to reach it by (its striker had
+    none before the hit, struck inside the frame), so its touch was never found."""
+    u = np.array([-0.977, -0.213]) / np.hypot(-0.977, -0.213)
+    y14 = -TABLE.half_width + R + 4.5
+    cue = np.array([TABLE.half_length - R - 1.0, y14 - u[1] * (2 * R + 10.0)])
+    sim = Sim(TABLE, fps=fps).place("14", tuple(cue + u * (2 * R + 10.0))).place("C", tuple(cue))
+    res = sim.stroke(0.3 + 0.4 / fps, "C", tuple(u * 2500.0)).run(2.0)
+    touch = next(e for e in res.events if e.type is EventType.CUSHION)
+    assert (touch.ball, touch.cushion) == ("14", "right_rear"), "the scenario itself"
+    found = 0
+    for seed in (1, 2, 3):
+        states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed))
+        got = [e for e in detect_events(TABLE, fps, states) if e.type is EventType.CUSHION and e.confidence >= 0.5]
+        assert not [e for e in got if e.ball == "C" and e.t < 1.0], f"seed {seed}"
+        found += any(e.ball == "14" and e.cushion == "right_rear" and abs(e.t - touch.t) * fps <= 2 for e in got)
+    assert found >= 2

@@ -212,7 +212,11 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         """A ball at rest frozen to a cushion, struck with an impulse into that cushion, touches it; one near
         a cushion (within 2R) struck into it touches it when seen coming back off it or sent at it fast enough
         (`driven_into`)."""
-        for ball, direction, piece in ((c.b, c.u, c.pieces[1]), (c.a, -c.u, c.pieces[0])):
+        # both at rest before: a, the striker, was struck inside the frame; the hit's reaction only slows it,
+        # it pushes it into no cushion behind it (the cue ball frozen to the rear cushion, struck into 14)
+        both = c.pieces[0].at_rest_before and c.pieces[1].at_rest_before
+        sides = ((c.b, c.u, c.pieces[1]),) if both else ((c.b, c.u, c.pieces[1]), (c.a, -c.u, c.pieces[0]))
+        for ball, direction, piece in sides:
             # at rest before the hit (the contact's own pieces may straddle a bounce off the cushion)
             anchor = piece.pre.p0 if piece.at_rest_before else None
             for dt in (1.0 / self.fps, self.s.cause_window_s):  # the start may be dated a little early
@@ -236,6 +240,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                     )
             striker = c.pieces[1] if piece is c.pieces[0] else c.pieces[0]
             speed = max(0.0, float(np.dot(striker.pre.v, direction)))  # equal masses: the object takes it
+            if striker.at_rest_before:
+                speed = piece.post.speed  # struck inside the frame, no speed of its own: the run this ball left with
             hit = (c.t, direction, speed, c.confidence)
             tc = driven_into(self.hist, self.bound, self.s, ball, anchor, hit, self.R, self.hist.newest)
             if tc is not None:
