@@ -134,16 +134,14 @@ def ambiguity(cost: np.ndarray, pairs: list[tuple[int, int]], miss_cost: float |
     np.fill_diagonal(swap, np.inf)
     best = swap.min(axis=1)
     lone = np.setdiff1d(np.arange(cost.shape[0]), rows)
-    free = np.setdiff1d(np.arange(cost.shape[1]), cols)
-    for i, (r, c) in enumerate(pairs):
-        takers = cost[lone, c] if len(lone) else np.zeros(0)
-        takers = takers[takers < INVALID]
-        if len(takers):
-            if miss_cost is None:
-                alt = float(takers.min() - own[i])
-            else:
-                moved = min([miss_cost, *cost[r, free].tolist()]) if len(free) else miss_cost
-                alt = float(takers.min() - own[i] + moved - miss_cost)
-            best[i] = min(best[i], alt)
+    if len(lone):  # an unmatched track takes the detection; this one goes unmatched or to a free detection
+        takers = cost[np.ix_(lone, cols)].min(axis=0)  # (P,)
+        alt = takers - own
+        if miss_cost is not None:
+            free = np.setdiff1d(np.arange(cost.shape[1]), cols)
+            moved = np.minimum(cost[np.ix_(rows, free)].min(axis=1), miss_cost) if len(free) else miss_cost
+            alt = alt + moved - miss_cost
+        best = np.where(takers < INVALID, np.minimum(best, alt), best)
+    for i, (r, _) in enumerate(pairs):
         out[r] = float(best[i])
     return out

@@ -127,8 +127,8 @@ def verify_touch(
     # else a candidate for `turn_touch` only; a neighbour sample unseen (filled in on the straight between the
     # samples around it) hides a bounce in the gap, so the leg to or from the nose counts as for `turn_touch`
     gap = not bool(hist.valid[hist.idx(m - 1, m + 1), ball].all())
-    near = bool(_minima(hist, bound, m, radius, s, turned=gap)[ball].any())
-    found = _fitted_touch(hist, rest, bound, s, ball, m, n_lo, n_hi, radius, fps) if near else None
+    segs = _minima(hist, bound, m, radius, s, turned=gap)[ball]
+    found = _fitted_touch(hist, rest, bound, s, ball, m, n_lo, n_hi, radius, fps, segs) if segs.any() else None
     if found is not None and found.confidence >= 0.5:
         return found
     turned = turn_touch(hist, bound, s, ball, m, radius)
@@ -148,7 +148,10 @@ def _fitted_touch(
     n_hi: int,
     radius: float,
     fps: float,
+    segs: np.ndarray,
 ) -> Touch | None:
+    """`segs` (S,): the nose segments whose sampled distance has its minimum at m (`_minima`, as
+    `verify_touch` read them)."""
     # a slow ball's incoming line over a longer straight piece (kink.pieces): a soft touch changes the normal
     # speed by ~100-300 mm/s, which the short window's velocity error (~65 mm/s at 60 fps) cannot prove
     found = best_split(hist, rest, s, (ball,), range(m - 2, m + 2), n_lo, n_hi, slow=True, from_rest=True)
@@ -166,9 +169,7 @@ def _fitted_touch(
     dt = 1.0 / fps
     t_lo, t_hi = hist.time(min(j, m)) - dt, hist.time(max(j, m)) + 2 * dt
     # only the segments this ball comes closest to at m: in a corner each cushion has its own approach
-    gap = not bool(hist.valid[hist.idx(m - 1, m + 1), ball].all())  # as in `verify_touch`
-    segs = _minima(hist, bound, m, radius, s, turned=gap)[ball]
-    off = np.where(segs if segs.any() else True, 0.0, np.inf)
+    off = np.where(segs, 0.0, np.inf)
 
     def locate(pc: Pieces) -> tuple[float, float, np.ndarray]:
         """(touch time, closest approach of the incoming line minus R, centre at the touch)."""

@@ -239,9 +239,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                         )
                     )
             striker = c.pieces[1] if piece is c.pieces[0] else c.pieces[0]
-            speed = max(0.0, float(np.dot(striker.pre.v, direction)))  # equal masses: the object takes it
-            if striker.at_rest_before:
-                speed = piece.post.speed  # struck inside the frame, no speed of its own: the run this ball left with
+            # equal masses: the object takes the striker's speed along the line of centres; a striker struck
+            # inside the frame had none of its own before the hit: the run this ball left with
+            speed = piece.post.speed if striker.at_rest_before else max(0.0, float(np.dot(striker.pre.v, direction)))
             hit = (c.t, direction, speed, c.confidence)
             tc = driven_into(self.hist, self.bound, self.s, ball, anchor, hit, self.R, self.hist.newest)
             if tc is not None:
