@@ -57,6 +57,7 @@ class AnalyzeConfig:
     checkpoint_every_s: float = 30.0
     threads: int = 0  # decoder threads; 1 = one core
     i420: bool = True  # hand vision the decoder's YUV planes (no colour conversion unless a picture is drawn)
+    skip_b_deblock: bool = True  # decode B pictures without the deblocking filter (service.pipeline.video)
     max_frames: int | None = None
     # ball id -> table mm at the first frame analysed, when known; default: the `balls` of --state or of the
     # inputs' opening state line (service.pipeline.identity)
@@ -374,7 +375,8 @@ def analyze(
     frames_done, last_index, last_t, stopped_early = 0, start_frame - 1, 0.0, False
     watch: ViewWatch | None = None
     try:
-        frames = (read_frames(cfg.video, status, max(start_frame, 0), cfg.threads, cfg.i420)
+        frames = (read_frames(cfg.video, status, max(start_frame, 0), cfg.threads, cfg.i420,
+                               cfg.skip_b_deblock)
                   if start_frame >= 0 else iter(()))
         for fr in frames:
             bgr = LazyBGR(fr.image)

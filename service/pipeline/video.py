@@ -23,6 +23,11 @@ from vision.source import yuv_frame
 # A gap of more than 1.5 frame periods is missing frames (as service.pipeline.timing counts drops).
 GAP_PERIODS = 1.5
 DECODER_DELAY = 16  # frames an H.264 decoder may hold back (its reference picture buffer)
+# Codecs whose in-loop deblocking filter FFmpeg can skip on B pictures (`skip_loop_filter=bidir`). Most B
+# pictures are never references, so nothing drifts; the rest (a B pyramid's middle picture) are referenced only
+# inside their mini-GOP. On the 1080p60 sample: decode about 1.3x faster, pixels within 7 grey levels of the
+# filtered decode, mean difference 0.003 (a ball's edge contrast is tens of levels).
+SKIP_B_DEBLOCK_CODECS = frozenset({"h264", "hevc"})
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,8 @@ def is_i420(image: np.ndarray) -> bool:
 
 
 def read_frames(
-    path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0, i420: bool = False
+    path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0, i420: bool = False,
+    skip_b_deblock: bool = False,
 ) -> Iterator[Frame]:
     """Decode `path` frame by frame from `start_frame`. A packet that does not decode is skipped and the
     stretch recorded in `status.damaged` when frames decode after it; when none do, reading stops there and
@@ -80,7 +86,9 @@ def read_frames(
 
     `threads=1` pins the decoder to one core (speed benchmark); 0 lets FFmpeg choose. `i420=True` hands
     out the decoder's planar YUV 4:2:0 without a colour conversion when the stream has it (vision reads
-    it directly; `vision.source.bgr_of` converts when a picture is needed).
+    it directly; `vision.source.bgr_of` converts when a picture is needed). `skip_b_deblock=True` leaves
+    out the deblocking filter on B pictures of H.264 and HEVC streams (`SKIP_B_DEBLOCK_CODECS`), which
+    analysis does for speed.
     """
     try:
         container = av.open(str(path))
@@ -97,6 +105,8 @@ def read_frames(
             stream.codec_context.thread_count = threads
         else:
             stream.thread_type = "AUTO"
+        if skip_b_deblock and stream.codec_context.name in SKIP_B_DEBLOCK_CODECS:
+            stream.codec_context.options = {"skip_loop_filter": "bidir"}
         rate = stream.guessed_rate or stream.average_rate or Fraction(30)
         status.fps = float(rate)
         status.width, status.height = int(stream.codec_context.width), int(stream.codec_context.height)
@@ -140,13 +150,15 @@ def read_frames(
                     yield Frame(index, t, yuv_frame(frame))
                 else:
                     yield Frame(index, t, frame.to_ndarray(format="bgr24"))
-        if bad:  # damaged to the end: nothing decoded after it
+        # damaged to the end (nothing decoded after it), or decoded to the end: either way, was the file cut
+        # short? (PyAV 18 refuses a cut MP4's last, partial packet where earlier releases decoded to the cut)
+        why = cut_short(path, container, stream, last_t, gap, status.fps, last_dur) if last_t is not None else None
+        if why:
+            status.error = f"the file is cut short after frame {index} ({last_t:.2f} s): {why}"
+            if bad:
+                status.error += f"; its last {bad} packet(s) did not decode ({bad_exc})"
+        elif bad:
             status.error = f"decoding stopped after frame {index}: {bad_exc}"
-            return
-        if last_t is not None:  # decoded to the end without an error: was the file cut short anyway?
-            why = cut_short(path, container, stream, last_t, gap, status.fps, last_dur)
-            if why:
-                status.error = f"the file is cut short after frame {index} ({last_t:.2f} s): {why}"
 
 
 class SegmentWriter:
