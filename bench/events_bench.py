@@ -39,6 +39,7 @@ from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import detect_events
+from vision.pipeline import event_settings
 from vision.types import BallStates
 
 TARGETS = {"pot": 0.99, "cushion": 0.97, "ball_contact": 0.95, "line_cross": 0.99}
@@ -297,6 +298,8 @@ def run(
         label = str(cases_dir)
         if analyzed is not None:
             source = f"analyze ({analyzed})"
+    # the real tracker's states are judged with its own noise model, as analyze does; noisy truth with the default
+    settings = event_settings() if source == "tracker" else None
     counts: dict[str, dict[str, int]] = {str(t): {"tp": 0, "fp": 0, "fn": 0} for t in EventType}
     errors: dict[str, list[float]] = {str(t): [] for t in EventType}
     first_ok = first_n = n_cases = 0
@@ -309,7 +312,7 @@ def run(
     t_start = time.time()
     for case in cases:
         n_cases += 1
-        events = case.found if case.found is not None else detect_events(case.table, case.fps, case.states)
+        events = case.found if case.found is not None else detect_events(case.table, case.fps, case.states, settings)
         found = [e for e in events if e.confidence >= MIN_CONF]
         pairs, fn, fp = match(case.truth, found, case.fps)
         kind = case.name.rsplit("-", 1)[0].rstrip("_0123456789") or case.name

@@ -92,4 +92,5 @@ def make_perception(cal: CalibrationView, fps: float,
 
 
 def make_event_detector(table: Table, fps: float) -> EventDetectorLike:
-    return EventDetector(table, fps)
+    """The event layer, with the noise model of the tracker that feeds it (vision.pipeline.event_settings)."""
+    return EventDetector(table, fps, vision_pipeline.event_settings())
