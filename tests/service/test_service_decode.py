@@ -8,7 +8,6 @@ from pathlib import Path
 
 import av
 import numpy as np
-import pytest
 
 from service.pipeline.video import ReadStatus, read_frames
 
@@ -60,9 +59,8 @@ def test_b_pictures_are_decoded_close_to_the_filtered_decode_and_references_exac
     assert mean < 1.0, mean
 
 
-@pytest.mark.parametrize("codec", ["mpeg4"])
-def test_a_codec_without_the_option_decodes_as_before(tmp_path: Path, codec: str) -> None:
-    path = clip(tmp_path / f"{codec}.mp4", codec, {})
+def test_a_codec_without_the_option_decodes_as_before(tmp_path: Path) -> None:
+    path = clip(tmp_path / "mpeg4.mp4", "mpeg4", {})
     t_full, full = decode(path, skip=False)
     t_fast, fast = decode(path, skip=True)
     assert t_fast == t_full and len(full) == N

@@ -18,21 +18,17 @@ from calibration.table import Table
 from rules.events import Event, EventType
 from synthetic.truth import GroundTruth
 from vision.events import detect_events
-from vision.pipeline import TRACKER_NOISE_MOVING_MM, event_settings
+from vision.events.settings import EventSettings
+from vision.pipeline import event_settings
 
 DATA = Path(__file__).parent / "data" / "break_double_touch_tracker_60fps.npz"
 TOUCHES = (4.5675, 4.666)  # truth: ball 4 on right_front
 SAMPLE = Path(__file__).parents[2] / "sample_videos" / "break"
 
 
-def _found(settings: object) -> list[Event]:
-    events = detect_events(Table.load(), 60.0, recorded_states(DATA), settings)  # type: ignore[arg-type]
+def _found(settings: EventSettings | None) -> list[Event]:
+    events = detect_events(Table.load(), 60.0, recorded_states(DATA), settings)
     return [e for e in events if e.confidence >= 0.5 and e.t <= 5.0]
-
-
-def test_the_tracker_noise_model_is_below_the_cautious_default() -> None:
-    s = event_settings()
-    assert s.noise_rest_mm <= s.noise_moving_mm == TRACKER_NOISE_MOVING_MM < 5.0
 
 
 def test_both_touches_of_a_double_bounce_are_found_in_the_trackers_output() -> None:
@@ -43,7 +39,7 @@ def test_both_touches_of_a_double_bounce_are_found_in_the_trackers_output() -> N
         assert abs(e.t - t) * 60 <= 1.0, (e.t, t)
 
 
-def _scored(settings: object) -> tuple[set[tuple[str, float]], set[tuple[str, tuple[str, ...]]]]:
+def _scored(settings: EventSettings | None) -> tuple[set[tuple[str, float]], set[tuple[str, tuple[str, ...]]]]:
     """(truth events found, false events) among contacts and cushion touches up to 5 s."""
     kinds = (EventType.BALL_CONTACT, EventType.CUSHION)
     truth = [e for e in GroundTruth.load(SAMPLE).events if e.type in kinds and e.t <= 5.0]
