@@ -51,6 +51,16 @@ class TableSpec:
     markings_painted: bool = True
     discipline: str = "pyramid"
 
+    def __post_init__(self) -> None:
+        for name in ("bed_length_mm", "bed_width_mm", "ball_diameter_mm", "ball_mass_kg", "corner_mouth_mm",
+                     "middle_mouth_mm", "cushion_nose_height_mm", "cushion_width_mm", "rail_width_mm"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v <= 0:
+                raise ValueError(f"table spec {self.name!r}: {name} must be a positive number, got {v!r}")
+        if self.ball_diameter_mm >= min(self.bed_width_mm, self.corner_mouth_mm, self.middle_mouth_mm):
+            raise ValueError(f"table spec {self.name!r}: a ball of {self.ball_diameter_mm:g} mm does not fit the bed "
+                             "or its pocket mouths")
+
     @property
     def ball_radius_mm(self) -> float:
         return self.ball_diameter_mm / 2.0
@@ -75,7 +85,12 @@ def load_spec(name_or_path: str | Path = DEFAULT_SPEC) -> TableSpec:
         if not res.is_file():
             raise ValueError(f"unknown table spec {name_or_path!r}; presets: {', '.join(list_specs())}")
         text = res.read_text()
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"table spec {name_or_path!r} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"table spec {name_or_path!r} must be a JSON object, got {type(data).__name__}")
     try:
         return TableSpec(**data)
     except TypeError as exc:

@@ -9,6 +9,7 @@ reader of an older version never drops data.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -135,6 +136,9 @@ class Event:
                 v = (str(v[0]), str(v[1])) if len(v) == 2 else tuple(v)
             elif name == "positions":
                 v = {str(k): (float(p[0]), float(p[1])) for k, p in v.items()}
+                bad = [k for k, p in v.items() if not (math.isfinite(p[0]) and math.isfinite(p[1]))]
+                if bad:
+                    raise ValueError(f"{etype.value}: positions of {bad} must be finite [x, y] in mm")
             elif name in ("frozen", "touching"):
                 v = tuple(dict(item) for item in v)
             elif name == "line":

@@ -98,6 +98,42 @@ def _check_identify(d: Mapping[str, Any], line: int) -> None:
     ball_places(balls, f"line {line}: identify")
 
 
+def _count(v: Any) -> bool:
+    """A whole number of points or frames: an int, or a float with no fraction (JSON writers differ)."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return False
+    return math.isfinite(v) and float(v).is_integer() and abs(v) < 1e9
+
+
+def _check_state(d: Mapping[str, Any], line: int) -> None:
+    """A `state` line's position and numbers, checked where the log is read (the fold converts them):
+    `balls` {id: [x, y]} of known ids in finite mm, or a list of ids; `score` and `targets` {player: whole
+    number}; `shelves` {player: [ids]}; `frame` a whole number."""
+    where = f"line {line}: state"
+    balls = d.get("balls")
+    if balls is not None:
+        if isinstance(balls, list):
+            bad = [b for b in balls if isinstance(b, bool) or str(b) not in BALL_IDS]
+            if bad:
+                raise ValueError(f"{where}: unknown ball id(s) {bad!r} in balls (ids are {', '.join(BALL_IDS)})")
+        else:
+            ball_places({k: v for k, v in balls.items()} if isinstance(balls, Mapping) else balls, where)
+    for name in ("score", "targets"):
+        v = d.get(name)
+        if v is None:
+            continue
+        if not isinstance(v, Mapping) or not all(isinstance(k, str) and _count(n) for k, n in v.items()):
+            raise ValueError(f"{where}: field {name!r} must be {{player: whole number}}, got {v!r}")
+    shelves = d.get("shelves")
+    if shelves is not None and not (isinstance(shelves, Mapping) and all(
+            isinstance(ids, list) and all(not isinstance(b, bool) and str(b) in BALL_IDS for b in ids)
+            for ids in shelves.values())):
+        raise ValueError(f"{where}: field 'shelves' must be {{player: [ball ids]}}, got {shelves!r}")
+    frame = d.get("frame")
+    if frame is not None and not (_count(frame) and frame >= 1):
+        raise ValueError(f"{where}: field 'frame' must be a frame number (1, 2, ...), got {frame!r}")
+
+
 CAMERA_STATUSES = ("moved",)
 
 
@@ -142,12 +178,14 @@ def check_fields(d: Mapping[str, Any], line: int = 0) -> None:
 
 
 def check_on_bed(d: Mapping[str, Any], table: Table, line: int = 0) -> None:
-    """Stated places (an `identify` line) must be on the table's bed (a ball centre within the noses)."""
-    if d.get("type") != InputType.IDENTIFY.value:
+    """Stated places (an `identify` or a `state` line) must be on the table's bed (a ball centre within the
+    noses)."""
+    kind = d.get("type")
+    if kind not in (InputType.IDENTIFY.value, InputType.STATE.value) or not isinstance(d.get("balls"), Mapping):
         return
     for b, xy in d["balls"].items():
         if not table.on_bed((float(xy[0]), float(xy[1]))):
-            raise ValueError(f"line {line}: identify: ball {b} at {list(xy)} mm is off the bed of {table.spec.name} "
+            raise ValueError(f"line {line}: {kind}: ball {b} at {list(xy)} mm is off the bed of {table.spec.name} "
                              f"(|x| <= {table.half_length:.0f}, |y| <= {table.half_width:.0f}; origin at the "
                              "centre spot)")
 
@@ -192,6 +230,8 @@ class RefereeInput:
             _check_identify(d, line)
         if itype is InputType.CAMERA:
             _check_camera(d, line)
+        if itype is InputType.STATE:
+            _check_state(d, line)
         check_fields(d, line)
         if itype is InputType.MATCH and len(d["players"]) != 2:
             raise ValueError(f"line {line}: match needs exactly two players, got {d['players']!r}")

@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 
 from service.api import db
 from service.api.jobs import JobRunner
@@ -49,7 +49,13 @@ def get_jobs(request: Request) -> JobRunner:
 JobsDep = Annotated[JobRunner, Depends(get_jobs)]
 
 
-def get_match_or_404(session: SessionDep, match_id: int) -> db.MatchRow:
+# SQLite's integers are signed 64-bit: a larger id or cursor is refused as invalid (422), not passed on to
+# overflow in the driver (a 500).
+SQLITE_MAX = 2**63 - 1
+RowId = Annotated[int, Path(ge=-SQLITE_MAX, le=SQLITE_MAX)]
+
+
+def get_match_or_404(session: SessionDep, match_id: RowId) -> db.MatchRow:
     match = db.get_match(session, match_id=match_id)
     if match is None:
         raise HTTPException(status_code=404, detail=f"no match with id {match_id}")

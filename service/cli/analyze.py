@@ -34,6 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _read_state(arg: str | None) -> dict[str, Any] | None:
+    from rules.inputs import InputType, RefereeInput
+
     if arg is None:
         return None
     text = Path(arg).read_text() if Path(arg).exists() else arg
@@ -43,14 +45,34 @@ def _read_state(arg: str | None) -> dict[str, Any] | None:
         raise ValueError(f"--state: not a JSON file or JSON text ({exc}): {arg!r}") from exc
     if not isinstance(state, dict):
         raise ValueError(f"--state must be a JSON object, got {type(state).__name__}")
+    try:  # the shapes the rules engine will read, checked before a frame is decoded
+        RefereeInput.from_dict({**state, "type": InputType.STATE.value})
+    except ValueError as exc:
+        raise ValueError(f"--state: {str(exc).removeprefix('line 0: ')}") from exc
     return state
 
 
 def _read_inputs(path: Path | None, video: Path) -> tuple[list[dict[str, Any]], str | None]:
     """Referee inputs from --inputs, else from the log of a truth.json beside the video; and their source."""
+    from rules.inputs import parse_item
+
     if path is not None:
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        return [r for r in rows if isinstance(r, dict)], str(path)
+        rows = []
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{path}: line {n} is not JSON ({exc})") from exc
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}: line {n} must be a JSON object, got {type(row).__name__}")
+            try:
+                parse_item(row, n)  # the judge command's and the API's checks
+            except ValueError as exc:
+                raise ValueError(f"{path}: {exc}") from exc
+            rows.append(row)
+        return rows, str(path)
     truth = video.parent / "truth.json"
     if truth.exists():
         try:
@@ -154,6 +176,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = args.out or Path("out") / (video.parent.name if video.stem == "video" else video.stem)
+    if (out.exists() and not out.is_dir()) or any(p.exists() and not p.is_dir() for p in out.parents):
+        print(f"error: --out {out}: a file is in the way of that folder", file=sys.stderr)
+        return 2
     game = args.game or _game_from_inputs(inputs)
     if game is not None:
         try:
@@ -189,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         print(f"interrupted: continue with  pyramid-monitor analyze {video} --out {out} --resume", file=sys.stderr)
         return 130
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         progress.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -205,4 +230,7 @@ def run(args: argparse.Namespace) -> int:
     if result.camera is not None:  # a degraded analysis: said again at the end, and in the exit code
         print(f"DEGRADED: the camera moved at {result.camera['t']:.2f} s; every verdict from then on is flagged for "
               "review", file=sys.stderr)
-    return 0 if result.read.complete and not result.read.damaged and result.camera is None else 1
+    if result.judge_error:  # the events are written, the verdicts stop where the engine refused the log
+        print(f"NO VERDICTS after shot {len(result.verdicts)}: {result.judge_error}", file=sys.stderr)
+    ok = result.read.complete and not result.read.damaged and result.camera is None and not result.judge_error
+    return 0 if ok else 1

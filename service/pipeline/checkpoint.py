@@ -109,3 +109,40 @@ def truncate_lines(path: Path, n: int) -> None:
         lines = f.readlines()[:n]
     with path.open("wb") as f:
         f.writelines(lines)
+
+
+# What an analysis writes into its folder (nothing else there is ever touched).
+OUTPUTS = ("events.jsonl", "verdicts.jsonl", "log.jsonl", "summary.json", "scoresheet.csv", "report.html",
+           "annotated.mp4", "annotated.mp4.tmp", CHECKPOINT, STATE_PICKLE)
+OUTPUT_DIRS = ("shots", "annotated.parts")
+
+
+def claim(out: Path, video: Path, resume: bool) -> Checkpoint | None:
+    """Make `out` this run's folder and return the checkpoint to resume from (None: a fresh run).
+
+    An earlier analysis of another video there is never overwritten (ValueError: use another folder, or delete
+    it). A fresh run of the same video first removes the earlier run's outputs, so a run that then fails leaves
+    no report of the earlier one beside its own events. A resume refuses a folder whose events file no longer
+    holds the lines its checkpoint counts."""
+    prev = load(out)
+    if prev is None:
+        return None
+    size = video.stat().st_size if video.exists() else -1
+    if prev.video_size != size:
+        raise ValueError(f"{out} holds the analysis of another video ({prev.video}, {prev.video_size} bytes; this "
+                         f"one has {size}): use another --out, or delete that folder to replace it")
+    if not resume:
+        for name in OUTPUTS:
+            (out / name).unlink(missing_ok=True)
+        for name in OUTPUT_DIRS:
+            if (out / name).is_dir():
+                for p in (out / name).iterdir():
+                    if p.is_file():
+                        p.unlink()
+        return None
+    events = out / "events.jsonl"
+    have = sum(1 for _ in events.open("rb")) if events.exists() else 0
+    if have < prev.events_lines:
+        raise ValueError(f"{events} holds {have} lines where its checkpoint counts {prev.events_lines}: the folder "
+                         "changed after that run; analyse again without --resume")
+    return prev

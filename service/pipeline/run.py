@@ -174,7 +174,7 @@ class _Run:
             return []
         try:
             self.fold = self.judge(self.log(), self.game)
-        except ValueError as exc:  # the engine refuses the log: keep the events, say why there are no verdicts
+        except (ValueError, OverflowError) as exc:  # the engine refuses the log: keep the events, say why
             self.judge_error = f"the rules engine refused the log: {exc}"
             self.note(f"no more verdicts: {self.judge_error}")
             return []
@@ -319,6 +319,7 @@ def analyze(
     cfg.out.mkdir(parents=True, exist_ok=True)
     if cfg.positions is None:
         cfg = replace(cfg, positions=identity.statements(cfg.state, cfg.inputs).initial)
+    prev = ck.claim(cfg.out, cfg.video, cfg.resume)  # before anything is written there
     run = _Run(cfg, hooks, judge)
     try:
         meta = probe(cfg.video)
@@ -331,9 +332,6 @@ def analyze(
     fps = meta.fps
     timing = TimingMonitor(fps)
     start_frame, stages = 0, None
-    prev = ck.load(cfg.out) if cfg.resume else None
-    if prev is not None and prev.video_size != cfg.video.stat().st_size:
-        raise ValueError(f"{cfg.out}/checkpoint.json belongs to another video ({prev.video}); use another --out")
     if prev is not None and not prev.complete:
         start_frame = prev.next_frame
         ck.truncate_lines(cfg.out / "events.jsonl", prev.events_lines)

@@ -105,6 +105,10 @@ def test_referee_override_is_appended_and_refolds(client: httpx.Client) -> None:
         ("/matches/{id}/inputs", {"type": "override", "reason": "x"}, 422, "shot"),
         ("/matches/{id}/inputs", {"t": 1.0}, 422, "type"),
         ("/matches/99999/inputs", {"type": "nominate", "ball": "3"}, 404, "no match"),
+        ("/matches/{id}/inputs", {"type": "state", "balls": {"3": [99999, 0]}}, 422, "off the bed"),
+        ("/matches/{id}/inputs", {"type": "state", "score": 5}, 422, "whole number"),
+        ("/matches/{id}/inputs", {"type": "state", "score": {"A": 1.5}}, 422, "whole number"),
+        ("/matches/99999999999999999999/inputs", {"type": "nominate", "ball": "3"}, 422, "match_id"),
         ("/analyses", {"video_path": "/no/such/file.mp4"}, 400, "no such video"),
     ],
 )
@@ -119,6 +123,25 @@ def test_malformed_requests_get_clear_errors(
     assert needle in json.dumps(r.json()["detail"])
     after = client.get(f"/matches/{m['id']}/events").json() + client.get(f"/matches/{m['id']}/inputs").json()
     assert after == before  # nothing stored
+
+
+def test_non_finite_numbers_are_refused_and_not_stored(shared_client: httpx.Client) -> None:
+    """JSON's 1e309 reads as infinity: a place or a score that no fold (and no browser's JSON.parse) can take."""
+    m = new_match(shared_client)
+    for path, text in ((f"/matches/{m['id']}/inputs", '{"type": "state", "balls": {"3": [1e309, 0]}}'),
+                       (f"/matches/{m['id']}/inputs", '{"type": "state", "score": {"A": 1e309}}'),
+                       (f"/matches/{m['id']}/events", '{"events": [{"type": "shot_end", "t": 1.0, "frame": 30, '
+                                                      '"positions": {"C": [1e309, 0]}}]}')):
+        r = shared_client.post(path, content=text, headers={"content-type": "application/json"})
+        assert r.status_code == 422, (path, r.text)
+    assert shared_client.get(f"/matches/{m['id']}/inputs").json() == []
+    assert shared_client.get(f"/matches/{m['id']}/events").json() == []
+
+
+@pytest.mark.parametrize("path", ["/matches/99999999999999999999", "/analyses/99999999999999999999",
+                                  "/matches?offset=99999999999999999999"])
+def test_ids_past_sqlite_integers_are_invalid_not_a_crash(shared_client: httpx.Client, path: str) -> None:
+    assert shared_client.get(path).status_code == 422
 
 
 def test_invalid_json_body_is_a_422_not_a_crash(client: httpx.Client) -> None:

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from service import judging
 from service.api import db
-from service.api.deps import JobsDep, SessionDep, SettingsDep
+from service.api.deps import SQLITE_MAX, JobsDep, RowId, SessionDep, SettingsDep
 from service.api.schemas import AnalysisBase, AnalysisCreate, AnalysisPublic
 from service.api.settings import Settings
 from service.pipeline.video import ReadStatus, probe, read_frames
@@ -90,7 +90,7 @@ def start_analysis(session: SessionDep, jobs: JobsDep, settings: SettingsDep, bo
 def upload_analysis(
     session: SessionDep, jobs: JobsDep, settings: SettingsDep, file: Annotated[UploadFile, File()],
     game: Annotated[str | None, Form()] = None, table: Annotated[str, Form()] = "pyramid-12ft",
-    match_id: Annotated[int | None, Form()] = None,
+    match_id: Annotated[int | None, Form(ge=-SQLITE_MAX, le=SQLITE_MAX)] = None,
 ) -> AnalysisPublic:
     try:  # the form fields as the JSON body would check them, before anything is stored
         fields = AnalysisBase(game=game, table=table, match_id=match_id)
@@ -122,7 +122,7 @@ def list_analyses(session: SessionDep) -> list[AnalysisPublic]:
 
 
 @router.get("/{analysis_id}")
-def read_analysis(session: SessionDep, analysis_id: int) -> AnalysisPublic:
+def read_analysis(session: SessionDep, analysis_id: RowId) -> AnalysisPublic:
     a = db.get_analysis(session, analysis_id=analysis_id)
     if a is None:
         raise HTTPException(status_code=404, detail=f"no analysis with id {analysis_id}")
@@ -130,7 +130,7 @@ def read_analysis(session: SessionDep, analysis_id: int) -> AnalysisPublic:
 
 
 @router.post("/{analysis_id}/resume", status_code=202)
-def resume_analysis(session: SessionDep, jobs: JobsDep, analysis_id: int) -> AnalysisPublic:
+def resume_analysis(session: SessionDep, jobs: JobsDep, analysis_id: RowId) -> AnalysisPublic:
     """Run a failed analysis again from its last checkpoint; the events already in the log are kept."""
     a = db.get_analysis(session, analysis_id=analysis_id)
     if a is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Query
 
 from service.api import db, matchlog
-from service.api.deps import HubDep, MatchDep, SessionDep
+from service.api.deps import SQLITE_MAX, HubDep, MatchDep, SessionDep
 from service.api.schemas import EventsCreate, LogEntryPublic
 
 router = APIRouter(prefix="/matches/{match_id}/events", tags=["events"])
@@ -17,7 +17,8 @@ def to_public(r: db.LogRow) -> LogEntryPublic:
 
 @router.get("")
 def list_events(
-    session: SessionDep, match: MatchDep, after: int = Query(0, ge=0), limit: int = Query(10_000, ge=1, le=100_000)
+    session: SessionDep, match: MatchDep, after: int = Query(0, ge=0, le=SQLITE_MAX),
+    limit: int = Query(10_000, ge=1, le=100_000),
 ) -> list[LogEntryPublic]:
     return [to_public(r) for r in db.read_log(session, match_id=match.id, kind=db.LogKind.EVENT, after=after,
                                               limit=limit)]

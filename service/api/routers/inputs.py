@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Query
 
 from service.api import db, matchlog
-from service.api.deps import HubDep, MatchDep, SessionDep
+from service.api.deps import SQLITE_MAX, HubDep, MatchDep, SessionDep
 from service.api.routers.events import to_public
 from service.api.schemas import InputCreate, LogEntryPublic
 
@@ -13,7 +13,9 @@ router = APIRouter(prefix="/matches/{match_id}/inputs", tags=["inputs"])
 
 
 @router.get("")
-def list_inputs(session: SessionDep, match: MatchDep, after: int = Query(0, ge=0)) -> list[LogEntryPublic]:
+def list_inputs(
+    session: SessionDep, match: MatchDep, after: int = Query(0, ge=0, le=SQLITE_MAX)
+) -> list[LogEntryPublic]:
     return [to_public(r) for r in db.read_log(session, match_id=match.id, kind=db.LogKind.INPUT, after=after)]
 
 

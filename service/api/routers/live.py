@@ -16,7 +16,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from service.api import db
-from service.api.deps import HubDep, MatchDep, SettingsDep
+from service.api.deps import SQLITE_MAX, HubDep, MatchDep, SettingsDep
 
 router = APIRouter(prefix="/live", tags=["live"])
 HEARTBEAT_S = 15.0
@@ -31,9 +31,10 @@ def sse(kind: str, data: Any, seq: int | None = None) -> str:
 @router.get("/{match_id}")
 async def live_feed(
     request: Request, match: MatchDep, hub: HubDep, settings: SettingsDep,
-    after: int = Query(0, ge=0), last_event_id: str | None = Header(None),
+    after: int = Query(0, ge=0, le=SQLITE_MAX), last_event_id: str | None = Header(None),
 ) -> StreamingResponse:
-    start = int(last_event_id) if last_event_id and last_event_id.isdigit() else after
+    resumed = last_event_id is not None and last_event_id.isdigit() and int(last_event_id) <= SQLITE_MAX
+    start = int(last_event_id) if resumed and last_event_id else after
     sub = hub.subscribe(match.id)
 
     async def stream() -> AsyncIterator[str]:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import FileResponse
 
 from service.api import db, matchlog
-from service.api.deps import MatchDep, SessionDep
+from service.api.deps import SQLITE_MAX, MatchDep, SessionDep
 from service.api.schemas import MatchCreate, MatchPublic
 
 router = APIRouter(prefix="/matches", tags=["matches"])
@@ -32,7 +32,7 @@ def create_match(session: SessionDep, body: MatchCreate) -> MatchPublic:
 
 @router.get("")
 def list_matches(
-    session: SessionDep, limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0)
+    session: SessionDep, limit: int = Query(100, ge=1, le=1000), offset: int = Query(0, ge=0, le=SQLITE_MAX)
 ) -> list[MatchPublic]:
     return [to_public(m) for m in db.list_matches(session, limit=limit, offset=offset)]
 
