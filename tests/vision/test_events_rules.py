@@ -11,6 +11,7 @@ from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Direction, Event, EventType, Line
 from vision.events import EventDetector, EventSettings, detect_events
+from vision.types import BallState
 
 TABLE = Table.load()
 R = TABLE.ball_radius
@@ -83,6 +84,27 @@ def test_hanging_ball_that_drops_after_the_shot_is_a_late_pot() -> None:
     assert [(e.ball, e.pocket, e.extra.get("hanging"), e.extra.get("late")) for e in pots] == [
         ("8", "middle_left", True, True)
     ]
+
+
+def test_hanging_ball_knocked_in_unseen_is_a_pot_and_leaves_the_rest_positions() -> None:
+    """The ball that knocks a hanging ball in covers the mouth as it falls: the tracker sees no drop, holds the
+    ball hidden, then gives it up as lifted (UNKNOWN: its place in view and empty). It was potted, and the
+    shot's rest positions no longer hold it (the rules read a ball at rest at the end as back on the bed)."""
+    pk = TABLE.pockets["middle_left"]
+    hang = (0.0, TABLE.half_width - R + 12.0)
+    sim = Sim(TABLE).place("8", hang).place("C", (-900.0, -300.0)).stroke(0.3, "C", (400.0, 0.0))
+    res = sim.drop(1.5, "8", pk.name).run(4.5)
+    b = res.ids.index("8")
+    gone = np.nonzero(res.state[:, b] == BallState.POTTED)[0]
+    assert len(gone)
+    first, held = int(gone[0]), int(gone[0]) + int(res.fps)  # hidden in place for a second, then given up
+    res.state[first:held, b], res.pos[first:held, b] = BallState.HIDDEN, res.pos[first - 1, b]
+    res.state[held:, b], res.pos[held:, b] = BallState.UNKNOWN, np.nan
+    events = _run(res)
+    pots = _confident(events, EventType.POT)
+    assert [(e.ball, e.pocket, e.extra.get("hanging")) for e in pots] == [("8", "middle_left", True)]
+    ends = [e for e in events if e.type is EventType.SHOT_END]
+    assert ends and all("8" not in (e.positions or {}) for e in ends)
 
 
 def test_frozen_ball_driven_into_its_cushion_touches_it() -> None:

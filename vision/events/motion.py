@@ -107,6 +107,11 @@ class MotionTracker:
                 return anchor
         return None
 
+    def mark_gone(self, b: int) -> None:
+        """The event layer found the ball potted or off the table while the tracker still holds it (hidden,
+        or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh."""
+        self.balls[b].status, self.balls[b].anchor = Motion.GONE, None
+
     def update(self, n: int) -> tuple[list[Onset], list[Stop]]:
         h = self.hist
         k = n % h.size

@@ -13,7 +13,8 @@
 - A ball that comes to rest hanging in a mouth (centre farther out than a ball frozen to the cushion could
   be) and drops later is a pot with extra {"hanging": true}, plus {"late": true} when the shot had ended (1.23);
   dropped also when it is still seen but with its centre past the mouth line (0.9: the tracker may keep seeing
-  a ball lying in the pocket).
+  a ball lying in the pocket), or when the tracker gives it up with its place in view and empty (0.8: a ball
+  knocked in from the jaws falls under the ball that hit it).
 """
 
 from __future__ import annotations
@@ -114,6 +115,10 @@ class PotWatcher:
                 out.append(self._pot(b, t_gone, 1.0, shot_running))
             elif code is BallState.OFF_TABLE:
                 out.append(Gone(b, "off_table", t_gone, None, 1.0))
+            elif code is BallState.UNKNOWN and b in self.hanging:
+                # hanging in a mouth, then gone with its place in view and empty (the tracker's "lifted"): it
+                # dropped, unseen because the ball that knocked it in covered the mouth as it fell
+                out.append(self._pot(b, t_gone, 0.8, shot_running))
             elif moving[b] and t_now - self.last_t[b] >= self.s.vanish_s:
                 gone = self._vanished(b, t_gone, shot_running, t_now - float(self.last_t[b]))
                 if gone is None:
