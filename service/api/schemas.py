@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from calibration.table import list_specs
 from service import judging
@@ -15,6 +16,10 @@ def known_table(v: str) -> str:
     if v not in list_specs():
         raise ValueError(f"unknown table {v!r}; one of {', '.join(list_specs())}")
     return v
+
+
+MAX_NAME = 100  # characters of a player's name
+MAX_INPUT_BYTES = 64_000  # one referee input line (a note, a stated position of every ball, a long reason)
 
 
 class MatchBase(BaseModel):
@@ -38,6 +43,8 @@ class MatchBase(BaseModel):
     def _players(cls, v: list[str]) -> list[str]:
         if any(not p.strip() for p in v) or v[0] == v[1]:
             raise ValueError("two distinct, non-empty player names are needed")
+        if any(len(p) > MAX_NAME for p in v):
+            raise ValueError(f"a player name is at most {MAX_NAME} characters")
         return v
 
 
@@ -76,6 +83,13 @@ class InputBase(BaseModel):
 
 
 class InputCreate(InputBase):
+    @model_validator(mode="after")
+    def _size(self) -> InputCreate:
+        size = len(json.dumps(self.model_dump(exclude_none=True), default=str))
+        if size > MAX_INPUT_BYTES:  # every fold and every live client reads the whole log again
+            raise ValueError(f"a referee input is at most {MAX_INPUT_BYTES} bytes of JSON, this one is {size}")
+        return self
+
     def payload(self) -> dict[str, Any]:
         d = self.model_dump(exclude_none=True)
         return d

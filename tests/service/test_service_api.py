@@ -107,6 +107,8 @@ def test_referee_override_is_appended_and_refolds(client: httpx.Client) -> None:
         ("/matches/99999/inputs", {"type": "nominate", "ball": "3"}, 404, "no match"),
         ("/matches/{id}/inputs", {"type": "state", "balls": {"3": [99999, 0]}}, 422, "off the bed"),
         ("/matches/{id}/inputs", {"type": "state", "score": 5}, 422, "whole number"),
+        ("/matches/{id}/inputs", {"type": "foul", "clause": "1.16", "note": "x" * 70_000}, 422, "at most 64000 bytes"),
+        ("/matches", {"name": "x", "players": ["A" * 101, "B"]}, 422, "at most 100 characters"),
         ("/matches/{id}/inputs", {"type": "state", "score": {"A": 1.5}}, 422, "whole number"),
         ("/matches/99999999999999999999/inputs", {"type": "nominate", "ball": "3"}, 422, "match_id"),
         ("/analyses", {"video_path": "/no/such/file.mp4"}, 400, "no such video"),
