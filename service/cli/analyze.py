@@ -33,18 +33,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
 
 
+def _json_object(text: str, where: str) -> dict[str, Any]:
+    """One JSON object, or a ValueError that names where the text came from."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{where} is not JSON ({exc})") from exc
+    if not isinstance(value, dict):
+        raise ValueError(f"{where} must be a JSON object, got {type(value).__name__}")
+    return value
+
+
 def _read_state(arg: str | None) -> dict[str, Any] | None:
     from rules.inputs import InputType, RefereeInput
 
     if arg is None:
         return None
     text = Path(arg).read_text() if Path(arg).exists() else arg
-    try:
-        state = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(f"--state: not a JSON file or JSON text ({exc}): {arg!r}") from exc
-    if not isinstance(state, dict):
-        raise ValueError(f"--state must be a JSON object, got {type(state).__name__}")
+    state = _json_object(text, f"--state {arg!r} (a JSON file or JSON text)")
     try:  # the shapes the rules engine will read, checked before a frame is decoded
         RefereeInput.from_dict({**state, "type": InputType.STATE.value})
     except ValueError as exc:
@@ -61,12 +67,7 @@ def _read_inputs(path: Path | None, video: Path) -> tuple[list[dict[str, Any]], 
         for n, line in enumerate(path.read_text().splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{path}: line {n} is not JSON ({exc})") from exc
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}: line {n} must be a JSON object, got {type(row).__name__}")
+            row = _json_object(line, f"{path}: line {n}")
             try:
                 parse_item(row, n)  # the judge command's and the API's checks
             except ValueError as exc:
