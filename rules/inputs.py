@@ -117,7 +117,7 @@ def _check_state(d: Mapping[str, Any], line: int) -> None:
             if bad:
                 raise ValueError(f"{where}: unknown ball id(s) {bad!r} in balls (ids are {', '.join(BALL_IDS)})")
         else:
-            ball_places({k: v for k, v in balls.items()} if isinstance(balls, Mapping) else balls, where)
+            ball_places(balls, where)
     for name in ("score", "targets"):
         v = d.get(name)
         if v is None:

@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from svc_fakes import counting_judge, scripted_stages
 
+from calibration.table import Table
 from service.cli.main import main
-from service.pipeline.run import AnalyzeConfig, analyze
+from service.pipeline.run import AnalyzeConfig, Stages, analyze
 
 
 def _lines(path: Path) -> int:
@@ -37,11 +39,18 @@ def test_another_video_never_empties_a_finished_analysis(done: Path, tmp_path: P
     assert {p.name: p.read_bytes() for p in done.iterdir() if p.is_file()} == before
 
 
-def test_a_rerun_of_the_same_video_leaves_only_its_own_outputs(done: Path, clip: Path) -> None:
-    (done / "report.html").write_text("the earlier run's report")
+def _no_table(cfg: AnalyzeConfig, table: Table, image: np.ndarray, fps: float) -> Stages:
+    raise ValueError("calibration found no table in view")
+
+
+def test_a_rerun_of_the_same_video_that_fails_leaves_no_earlier_report(done: Path, clip: Path) -> None:
     (done / "notes-of-mine.txt").write_text("not the analysis's")
-    analyze(AnalyzeConfig(clip, done, annotate=False, max_frames=5), None, scripted_stages, counting_judge)
-    assert "the earlier run's report" not in (done / "report.html").read_text()
+    with pytest.raises(ValueError, match="no table"):
+        analyze(AnalyzeConfig(clip, done, annotate=False), None, _no_table, counting_judge)
+    for name in ("report.html", "summary.json", "checkpoint.json", "scoresheet.csv"):
+        assert not (done / name).exists(), name
+    assert _lines(done / "verdicts.jsonl") == 0  # this run's own, opened before the stages failed
+    assert not list((done / "shots").glob("*.jpg"))
     assert (done / "notes-of-mine.txt").exists()
 
 
