@@ -11,6 +11,7 @@ Headline: each truth shot is judged after the truth's own earlier shots, so one 
 pipeline's events for a shot run from the end of the truth's previous shot, so what happens between shots
 (a ball touched by a hand: 1.17) counts for the next shot; "carried" judges the pipeline's stream as one
 match, where an early error changes every later shot (service.pipeline.compare.VerdictAgreement).
+It also prints how far the measured rest gaps at each stroke are from the truth (bench.gaps).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from bench.gaps import GapRow, format_summary, rest_gaps
+from bench.gaps import summary as gap_summary
 
 DEFAULT_DIR = Path("out/bench-cases/verdicts")
 SAMPLES = Path("sample_videos")
@@ -66,7 +70,8 @@ def run_case(case: Path, out: Path) -> dict[str, Any]:
     va = compare_verdicts(inputs, truth, found, game, table)
     ev = match_events(truth, found)
     return {"case": case.name, "shots": va.shots, "agree": va.agree, "carried": va.agree_carried, "diffs": va.diffs,
-            "events": ev, "frames": frames, "seconds": elapsed, "error": error}
+            "events": ev, "frames": frames, "seconds": elapsed, "error": error,
+            "gaps": rest_gaps(case.name, truth, found, table)}
 
 
 def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps: float = 60.0, seed: int = 0,
@@ -83,6 +88,7 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
     if not cases:
         raise ValueError(f"no case folders (truth.json + video.mp4) below {root}")
     rows = []
+    gaps: list[GapRow] = []
     totals: Counter[str] = Counter()
     events: dict[str, Counter[str]] = {}
     for case in cases:
@@ -91,6 +97,7 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
         totals["shots"] += r["shots"]
         totals["agree"] += r["agree"]
         totals["carried"] += r["carried"]
+        gaps += r.pop("gaps")
         for etype, c in r["events"].items():
             events.setdefault(etype, Counter()).update(c)
         if verbose:
@@ -106,8 +113,10 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
         for k, c in events.items()
     }
     carried = totals["carried"] / totals["shots"] if totals["shots"] else 0.0
+    gap_figures = gap_summary(gaps)
     out = {"set": str(root), "cases": len(cases), "shots": totals["shots"], "agree": totals["agree"],
-           "agreement": agreement, "agreement_carried": carried, "target": TARGET, "events": ev_summary}
+           "agreement": agreement, "agreement_carried": carried, "target": TARGET, "events": ev_summary,
+           "gaps": gap_figures}
     if verbose:
         print(f"--- verdict agreement: {totals['agree']}/{totals['shots']} shots = {agreement:.1%} "
               f"(target >= {TARGET:.0%}) over {len(cases)} cases, each shot judged after the truth's own earlier "
@@ -115,6 +124,8 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
               "into later shots ---")
         for k, v in ev_summary.items():
             print(f"    events {k:13s} recall {v['recall']:.1%}  precision {v['precision']:.1%}")
+        for line in format_summary(gap_figures):
+            print(f"    {line}")
     return out
 
 

@@ -15,7 +15,7 @@ from calibration.table import Table
 from rules.chain import ChainResult, FrozenInfo, frozen_table, judge_chain
 from rules.events import Event, EventType
 from rules.records import ShotRecord
-from rules.settings import RulesSettings
+from rules.settings import RulesSettings, review_band
 
 Point = tuple[float, float]
 
@@ -109,17 +109,18 @@ def _touching(start: Event, struck: str, positions: Mapping[str, Point], setting
 
 
 def _gap(start: Event, struck: str, other: str | None, positions: Mapping[str, Point],
-         diameter: float) -> float | None:
-    """The measured gap (mm) between the struck ball and `other` at shot_start: vision's `touching` item,
-    else from the positions when they are near (None when neither says)."""
+         diameter: float) -> tuple[float, float | None] | None:
+    """The measured gap (mm) between the struck ball and `other` at shot_start and its sigma if reported:
+    vision's `touching` item, else from the positions (no sigma); None when neither says."""
     if other is None:
         return None
     for item in start.touching or []:
         if {str(b) for b in item.get("balls", ())} == {struck, other} and item.get("gap_mm") is not None:
-            return float(item["gap_mm"])
+            sigma = item.get("gap_sigma_mm")
+            return float(item["gap_mm"]), None if sigma is None else float(sigma)
     if struck in positions and other in positions:
         (x0, y0), (x1, y1) = positions[struck], positions[other]
-        return math.hypot(x1 - x0, y1 - y0) - diameter
+        return math.hypot(x1 - x0, y1 - y0) - diameter, None
     return None
 
 
@@ -221,15 +222,19 @@ def analyse_shot(
         ignored_contacts=[events[i] for i in sorted(ignored)],
     )
     facts.moved = moved
-    gap = _gap(start, struck, first_object, positions, table.spec.ball_diameter_mm)
-    tol, band = settings.touching_tol_mm, settings.touching_band_mm
-    if gap is not None and tol - band < gap <= tol + band:
-        said = "touched" if first_object in touching else "did not touch"
-        facts.review_notes.append(
-            f"the cue ball {said} ball {first_object} at the stroke on a measured gap of {gap:.2f} mm, within "
-            f"{settings.touching_band_mm:g} mm of the {settings.touching_tol_mm:g} mm tolerance: a push if they "
-            "touched and the cue ball followed (1.19.2)"
-        )
+    measured = _gap(start, struck, first_object, positions, table.spec.ball_diameter_mm)
+    if measured is not None:
+        gap, sigma = measured
+        tol = settings.touching_tol_mm
+        band = review_band(settings.touching_band_mm, sigma, settings.gap_z)
+        if tol - band < gap <= tol + band:
+            said = "touched" if first_object in touching else "did not touch"
+            plus = "" if band == settings.touching_band_mm else f" ({settings.gap_z:g} x its {sigma:.2f} mm sigma)"
+            facts.review_notes.append(
+                f"the cue ball {said} ball {first_object} at the stroke on a measured gap of {gap:.2f} mm, within "
+                f"{band:.2g} mm{plus} of the {tol:g} mm tolerance: a push if they touched and the cue ball "
+                "followed (1.19.2)"
+            )
     if start.extra.get("striker_review"):  # vision could not tell which of two touching balls the cue struck
         facts.review_notes.append(f"struck ball {struck}? {start.extra['striker_review']} (1.4.1, 1.19.2)")
     _pots_and_jumps(facts, events, rec.post_events, end, moved, table)

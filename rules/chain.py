@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rules.events import Event, EventType, Line
-from rules.settings import RulesSettings
+from rules.settings import RulesSettings, review_band
 
 Point = tuple[float, float]
 
@@ -82,11 +82,13 @@ def frozen_table(
 ) -> dict[str, list[FrozenInfo]]:
     """Frozen balls at shot_start from the vision `frozen` items and the player's declarations."""
     out: dict[str, list[FrozenInfo]] = {}
-    lo = settings.frozen_tol_mm - settings.frozen_band_mm
-    hi = settings.frozen_tol_mm + settings.frozen_band_mm
     for item in frozen_items or ():
         ball, cushion = str(item["ball"]), str(item["cushion"])
         gap = float(item.get("gap_mm", 0.0))  # type: ignore[arg-type]
+        sigma = item.get("gap_sigma_mm")
+        band = review_band(settings.frozen_band_mm, None if sigma is None else float(sigma),  # type: ignore[arg-type]
+                           settings.gap_z)
+        lo, hi = settings.frozen_tol_mm - band, settings.frozen_tol_mm + band
         if gap > hi:
             continue
         info = FrozenInfo(ball, cushion, gap, gap <= settings.frozen_tol_mm, lo <= gap <= hi, ball in declared)

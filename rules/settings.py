@@ -32,6 +32,10 @@ class RulesSettings:
     touching_tol_mm: two balls closer than this at shot_start touch (1.19.2).
     touching_band_mm: whether the struck ball touched the ball it hit first, decided on a gap in (tol - band,
         tol + band], is marked for the referee's review (as frozen_band_mm; a gap measured as 0 or less is a touch).
+    gap_z: a measured gap that comes with its uncertainty (`gap_sigma_mm`, schema 1.6) widens either band to
+        gap_z of those sigmas where that is wider: a camera's gap is good to a millimetre or so, and a touch or a
+        freeze decided on a gap that close to the tolerance is the referee's to confirm. A gap given without a
+        sigma (a hand-made log, the synthetic truth) is exact and keeps the fixed band.
     on_line_mm: a ball centre this close to the centre line at shot_start starts "on" it (1.20 note 3).
     review_confidence: an event the verdict rests on with a confidence below this is marked for review.
     moved_mm: a ball that moved less than this between shot_start and shot_end did not move (1.19.2).
@@ -45,6 +49,7 @@ class RulesSettings:
     frozen_band_mm: float = 0.5
     touching_tol_mm: float = 0.5
     touching_band_mm: float = 0.5
+    gap_z: float = 2.0
     on_line_mm: float = 0.5
     review_confidence: float = 0.6
     moved_mm: float = 1.0
@@ -52,7 +57,7 @@ class RulesSettings:
     cushion_identity: CushionIdentity = CushionIdentity.SEGMENT
 
     def __post_init__(self) -> None:
-        for name in ("frozen_tol_mm", "frozen_band_mm", "touching_tol_mm", "touching_band_mm", "on_line_mm",
+        for name in ("frozen_tol_mm", "frozen_band_mm", "touching_tol_mm", "touching_band_mm", "gap_z", "on_line_mm",
                      "moved_mm", "simultaneous_s"):
             if getattr(self, name) < 0:
                 raise ValueError(f"RulesSettings.{name} must be >= 0, got {getattr(self, name)!r}")
@@ -64,3 +69,10 @@ class RulesSettings:
         if self.cushion_identity is CushionIdentity.SIDE:
             return _SIDE_OF.get(cushion, cushion)
         return cushion
+
+
+def review_band(band_mm: float, sigma_mm: float | None, z: float) -> float:
+    """The half-width of a gap's review band: the fixed band, or z of the gap's reported sigmas if wider."""
+    if sigma_mm is None or not sigma_mm > 0:  # NaN and missing alike: the gap is taken as exact
+        return band_mm
+    return max(band_mm, z * float(sigma_mm))

@@ -123,6 +123,12 @@ ROWS: dict[str, tuple[Row, ...]] = {
     "verdicts": (
         Row("agreement", "verdict agreement", "pct", ">= 98 %", lambda v: v >= 0.98),
         Row("agreement_carried", "... errors carried into later shots", "pct"),
+        Row("gaps.ball.rms_mm", "rest gaps of close balls, RMS", "{:.2f} mm"),
+        Row("gaps.ball.within_2_sigma", "... truth within 2 reported sigmas", "pct", ">= 95 %",
+            lambda v: v >= 0.95),
+        Row("gaps.cushion.rms_mm", "rest gaps to a cushion, RMS", "{:.2f} mm"),
+        Row("gaps.cushion.within_2_sigma", "... truth within 2 reported sigmas", "pct", ">= 95 %",
+            lambda v: v >= 0.95),
     ),
     "speed": (
         Row("pipeline_cpu_x_realtime", "pipeline x real time, one core", "{:.2f}x", ">= 2x", lambda v: v >= 2.0),

@@ -124,6 +124,21 @@ def test_frozen_tolerance_band_is_reviewed(gap: float, legal: bool, review: bool
         assert any(e.get("type") == "frozen" for e in v.review.events)
 
 
+@pytest.mark.parametrize("gap,sigma,legal,review", [(0.2, 0.0, True, False), (0.2, 0.5, True, True),
+                                                    (2.8, 1.0, False, True), (3.0, None, False, False)])
+def test_a_frozen_gap_with_its_sigma_widens_the_band(gap: float, sigma: float | None, legal: bool,
+                                                     review: bool) -> None:
+    """Schema 1.6: `gap_sigma_mm` widens the frozen band to `gap_z` (2) of it; a zero or missing sigma does not."""
+    steps = [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("contact", "7", "3")]
+    item: dict = {"ball": "3", "cushion": "rear", "gap_mm": gap}
+    if sigma is not None:
+        item["gap_sigma_mm"] = sigma
+    v = judge_one(play_rows("russian71", steps, frozen=[item]),
+                  RulesSettings(frozen_tol_mm=1.0, frozen_band_mm=0.5))
+    assert v.legal is legal
+    assert v.review.flag is review
+
+
 def test_low_confidence_event_in_the_chain_is_reviewed() -> None:
     steps = [("contact", "C", "7"), ("cushion", "7", "left_rear", 0.3), ("cushion", "7", "rear")]
     v = judge_one(play_rows("russian71", steps))

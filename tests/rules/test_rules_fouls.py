@@ -142,6 +142,27 @@ def test_a_touch_decided_on_a_gap_near_the_tolerance_is_for_the_referee(gap: flo
     assert any(f"{gap:.2f} mm" in r and "1.19.2" in r for r in v.review.reasons) is review
 
 
+@pytest.mark.parametrize("gap,sigma,foul,review", [
+    (-0.3, None, True, False),  # exact (a hand-made log): a touch, no doubt
+    (-0.3, 1.0, True, True),  # measured to 1 mm: within 2 sigmas of 0.5 mm, the referee's call
+    (-1.8, 1.0, True, False),  # overlapping by more than 2 sigmas: a touch
+    (2.3, 1.0, False, True),
+    (2.6, 1.0, False, False),
+    (0.62, 0.1, False, True),  # a small sigma never narrows the fixed band
+])
+def test_a_gap_with_its_sigma_widens_the_review_band(gap: float, sigma: float | None, foul: bool,
+                                                     review: bool) -> None:
+    """Schema 1.6: a touching item's `gap_sigma_mm` widens the review band to `gap_z` (2) of it. Seed 47's
+    push_free_ivory was measured overlapping (-0.3 mm) where the truth had 0.64 mm: a push decided unflagged."""
+    item: dict = {"balls": ["C", "7"], "gap_mm": gap}
+    if sigma is not None:
+        item["gap_sigma_mm"] = sigma
+    v = one(play_rows("russian71", SAFE_2B, touching=[item], stroke_angle_deg=5.0, cue_follow=True))
+    assert ("1.19" in clauses(v)) is foul
+    assert v.review.flag is review
+    assert any(f"{gap:.2f} mm" in r and "1.19.2" in r for r in v.review.reasons) is review
+
+
 def test_playing_away_from_a_touching_ball_is_no_contact() -> None:
     """1.19.2: the touching ball did not move, no other contact followed: 1.5.3."""
     positions = {"C": (-500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}

@@ -27,22 +27,31 @@ def rest_layout(
 ) -> tuple[dict[str, tuple[float, float]], tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
     """Positions (mm) of the balls at rest, the frozen-to-cushion list and the touching pairs.
 
-    Gaps come from the averaged rest positions, so they are good to a fraction of a millimetre.
+    Gaps come from the averaged rest positions, so noise averages out but the detector's systematic error
+    stays; each gap carries that error's sigma (`gap_sigma_mm`, the settings': measured by bench.gaps), larger
+    for a ball inside a pack, whose neighbours all bias its centre.
     """
     positions = {ids[b]: (float(p[0]), float(p[1])) for b, p in sorted(anchors.items())}
     frozen = tuple(
-        {"ball": ids[b], "cushion": name, "gap_mm": round(gap, 2)}
+        {"ball": ids[b], "cushion": name, "gap_mm": round(gap, 2), "gap_sigma_mm": s.cushion_gap_sigma_mm}
         for b, p in sorted(anchors.items())
         for name, gap in table.frozen_cushions(p, s.frozen_tol_mm)
     )
     keys = sorted(anchors)
-    touching = []
+    pairs = []
     for i, a in enumerate(keys):
         for b in keys[i + 1 :]:
             gap = table.ball_gap(anchors[a], anchors[b])
             if gap <= s.touch_tol_mm:
-                touching.append({"balls": [ids[a], ids[b]], "gap_mm": round(gap, 2)})
-    return positions, frozen, tuple(touching)
+                pairs.append((a, b, gap))
+    neighbours = {k: sum(1 for a, b, _ in pairs if k in (a, b)) for k in keys}
+    touching = tuple(
+        {"balls": [ids[a], ids[b]], "gap_mm": round(gap, 2),
+         "gap_sigma_mm": s.pack_gap_sigma_mm if max(neighbours[a], neighbours[b]) >= s.pack_neighbours
+         else s.gap_sigma_mm}
+        for a, b, gap in pairs
+    )
+    return positions, frozen, touching
 
 
 def choose_striker(group: list[Onset]) -> Onset:
@@ -180,6 +189,7 @@ def push_geometry(
     geo: dict[str, Any] = {
         "object": obj,
         "gap_mm": round(gap_mm, 2),
+        "gap_sigma_mm": s.gap_sigma_mm,
         "angle_deg": round(angle, 1),
         "object_moved": moved,
         "cue_forward": bool(moved and forward_mm is not None and forward_mm > s.push_forward_mm),
