@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from calibration.table import Table
-from rules.chain import ChainResult, FrozenInfo, frozen_table, judge_chain
+from rules.chain import ChainResult, FrozenInfo, frozen_table, judge_chain, name
 from rules.events import Event, EventType
 from rules.records import ShotRecord
 from rules.settings import RulesSettings, review_band
@@ -231,8 +231,8 @@ def analyse_shot(
             said = "touched" if first_object in touching else "did not touch"
             plus = "" if band == settings.touching_band_mm else f" ({settings.gap_z:g} x its {sigma:.2f} mm sigma)"
             facts.review_notes.append(
-                f"the cue ball {said} ball {first_object} at the stroke on a measured gap of {gap:.2f} mm, within "
-                f"{band:.2g} mm{plus} of the {tol:g} mm tolerance: a push if they touched and the cue ball "
+                f"{name(struck)} {said} ball {first_object} at the stroke on a measured gap of {gap:.2f} mm, within "
+                f"{band:.2g} mm{plus} of the {tol:g} mm tolerance: a push if they touched and the struck ball "
                 "followed (1.19.2)"
             )
     if start.extra.get("striker_review"):  # vision could not tell which of two touching balls the cue struck
