@@ -54,7 +54,7 @@ def _read_state(arg: str | None) -> dict[str, Any] | None:
     try:  # the shapes the rules engine will read, checked before a frame is decoded
         RefereeInput.from_dict({**state, "type": InputType.STATE.value})
     except ValueError as exc:
-        raise ValueError(f"--state: {str(exc).removeprefix('line 0: ')}") from exc
+        raise ValueError(f"--state: {str(exc).removeprefix('line 0: ').removeprefix('state: ')}") from exc
     return state
 
 
@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     from service import judging
     from service.pipeline.compare import compare_with_truth
     from service.pipeline.run import AnalyzeConfig, Hooks, analyze
-    from service.pipeline.video import ReadStatus, probe
+    from service.pipeline.video import ReadStatus, first_frames, probe
 
     video: Path = args.video
     if not video.exists():
@@ -170,6 +170,11 @@ def run(args: argparse.Namespace) -> int:
         meta = probe(video)
     except ValueError:
         meta = ReadStatus()  # analyze writes a report that says why the video could not be read
+    else:
+        got, status = first_frames(video)
+        if got == 1 and status.error is None:  # as the API refuses it: nothing to analyse, nothing written
+            print(f"error: {video} holds a single picture, not a video", file=sys.stderr)
+            return 2
     try:
         state = _read_state(args.state)
         inputs, inputs_source = _read_inputs(args.inputs, video)

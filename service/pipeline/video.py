@@ -71,6 +71,16 @@ def probe(path: Path) -> ReadStatus:
         raise ValueError(f"{path}: cannot open video: {exc}") from exc
 
 
+def first_frames(path: Path, n: int = 2) -> tuple[int, ReadStatus]:
+    """How many of the first n frames decode, and the read status after them (its `error` when reading stopped).
+    Two tell a video from a single picture (a JPEG or PNG that FFmpeg opens as a one-frame stream)."""
+    status = ReadStatus()
+    frames = read_frames(path, status)
+    got = sum(1 for _, _ in zip(range(n), frames, strict=False))
+    frames.close()  # type: ignore[attr-defined]
+    return got, status
+
+
 def is_i420(image: np.ndarray) -> bool:
     """A planar frame: I420 (H * 3 / 2, W) or the decoder's planes (a YUVFrame, whose array is the Y plane)."""
     return image.ndim == 2

@@ -113,6 +113,7 @@ def test_bad_uploads(client: httpx.Client, shared_server: LiveServer, videos: di
                     data=data)
     assert r.status_code == status, r.text
     assert needle in json.dumps(r.json()["detail"])
+    assert str(shared_server.data_dir) not in json.dumps(r.json()["detail"])  # where the server keeps uploads
     assert client.get("/analyses").json() == before
     assert uploads(shared_server) == kept  # a refused upload is not kept on disk
 

@@ -87,3 +87,16 @@ def test_bad_arguments_are_clear_errors_before_decoding(
     err = capsys.readouterr().err
     assert rc == 2 and needle in err and "Traceback" not in err, err
     assert not (out / "events.jsonl").exists()
+
+
+def test_a_single_picture_is_refused_as_the_api_refuses_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """FFmpeg opens a PNG as a one-frame stream; there is nothing to analyse, so nothing is written (exit 2)."""
+    import cv2
+
+    still = tmp_path / "table.png"
+    cv2.imwrite(str(still), np.full((360, 640, 3), 60, np.uint8))
+    out = tmp_path / "out"
+    rc = main(["analyze", str(still), "--no-video", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "single picture" in err and "Traceback" not in err, err
+    assert not out.exists()

@@ -17,7 +17,7 @@ from service.api import db
 from service.api.deps import SQLITE_MAX, JobsDep, RowId, SessionDep, SettingsDep
 from service.api.schemas import AnalysisBase, AnalysisCreate, AnalysisPublic
 from service.api.settings import Settings
-from service.pipeline.video import ReadStatus, probe, read_frames
+from service.pipeline.video import first_frames, probe
 
 router = APIRouter(prefix="/analyses", tags=["analyses"])
 
@@ -41,17 +41,19 @@ def check_video(video: Path) -> None:
     """Refuse (400, saying why) what cannot be analysed: not a video, no decodable frame, a single picture."""
     try:
         probe(video)
-    except ValueError as exc:
-        raise HTTPException(status_code=400, detail=f"not a readable video: {exc}") from exc
-    status = ReadStatus()
-    frames = read_frames(video, status)
-    got = sum(1 for _, _ in zip(range(2), frames, strict=False))
-    frames.close()  # type: ignore[attr-defined]
+    except ValueError as exc:  # the file's name, not where the server keeps it
+        raise HTTPException(status_code=400, detail=f"not a readable video: {_named(exc, video)}") from exc
+    got, status = first_frames(video)
     if got == 0:
         raise HTTPException(status_code=400, detail=f"not a readable video: {video.name}: no frame can be decoded"
                                                     f" ({status.error or 'the stream is empty'})")
     if got == 1 and status.error is None:
         raise HTTPException(status_code=400, detail=f"not a video: {video.name} holds a single picture")
+
+
+def _named(exc: Exception, video: Path) -> str:
+    """An error message with the video's server path (an upload's folder) cut down to its file name."""
+    return str(exc).replace(str(video), video.name)
 
 
 def _match_for(session: db.sqlite3.Connection, match_id: int | None) -> db.MatchRow | None:
