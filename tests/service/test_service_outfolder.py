@@ -63,7 +63,7 @@ def test_resume_refuses_an_events_file_shorter_than_its_checkpoint(done: Path, c
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [
-        (["--state", '{"score": {"A": 1e309}}'], "--state: state: field 'score'"),
+        (["--state", '{"score": {"A": 1e309}}'], "--state: field 'score'"),
         (["--state", '{"score": {"A": "x"}}'], "whole number"),
         (["--state", '{"balls": {"3": [1e309, 0]}}'], "finite"),
         (["--inputs", "{inputs}"], "line 2"),
