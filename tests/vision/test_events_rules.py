@@ -107,6 +107,26 @@ def test_hanging_ball_knocked_in_unseen_is_a_pot_and_leaves_the_rest_positions()
     assert ends and all("8" not in (e.positions or {}) for e in ends)
 
 
+def test_hanging_ball_seen_lying_past_the_mouth_stays_potted() -> None:
+    """A hanging ball that drops and stays in view in the pocket, past the mouth line: potted (0.9), and though
+    the tracker goes on seeing it at rest there, no rest position lists it at the shot's end (the rules would
+    read it as back on the bed, 1.22.5)."""
+    pk = TABLE.pockets["middle_left"]
+    hang = (0.0, TABLE.half_width - R + 12.0)
+    sim = Sim(TABLE).place("8", hang).place("C", (-900.0, -300.0)).stroke(0.3, "C", (400.0, 0.0))
+    res = sim.drop(1.5, "8", pk.name).run(4.5)
+    b = res.ids.index("8")
+    gone = np.nonzero(res.state[:, b] == BallState.POTTED)[0]
+    assert len(gone)
+    lying = np.asarray(pk.mouth_centre) + 15.0 * np.asarray(pk.outward)  # in the pocket, 15 mm past the mouth
+    res.state[gone[0]:, b], res.pos[gone[0]:, b] = BallState.STATIONARY, lying
+    events = _run(res)
+    pots = _confident(events, EventType.POT)
+    assert [(e.ball, e.pocket, e.extra.get("hanging")) for e in pots] == [("8", "middle_left", True)]
+    ends = [e for e in events if e.type is EventType.SHOT_END]
+    assert ends and all("8" not in (e.positions or {}) for e in ends)
+
+
 def test_frozen_ball_driven_into_its_cushion_touches_it() -> None:
     y = -TABLE.half_width + R + 0.5  # frozen to the right_rear cushion, 0.5 mm off
     sim = Sim(TABLE).place("6", (700.0, y)).place("C", (400.0, y + 250.0))

@@ -108,6 +108,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.pots.on_start(o.ball)
             self.onsets.append((o, n + self.D))
         self._gone(self.pots.update(self.hist, n, self._moving(), self.phase is ShotPhase.RUNNING))
+        for b in [b for b in self.motion.held if b not in self.pots.beyond]:
+            self.motion.release(b)  # seen on the bed side of the mouth again
         while self.analysed < n - self.D - 1:
             self.analysed += 1
             self._analyse(self.analysed, self.analysed + 1 + self.D)
@@ -408,7 +410,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
 
     def _gone(self, gone: list[Gone]) -> None:
         for g in gone:
-            self.motion.mark_gone(g.ball)
+            self.motion.mark_gone(g.ball, hold=g.ball in self.pots.beyond)
             if g.kind == "pot":
                 last = self.hist.counter_at(g.t)
                 self.lines_out(self.lines.on_gone(self.hist, g.ball, last, min(self.now, g.t + 1.0 / self.fps)))

@@ -82,6 +82,9 @@ class MotionTracker:
         self.balls = [_Ball() for _ in hist.ids]
         self.rest_frames = frames(settings.rest_window_s, fps, 3)
         self.stop_fit_s = _STOP_FIT_S
+        # balls potted though still seen (lying past a pocket's mouth line): gone until released, however long
+        # the tracker sees them at rest there
+        self.held: set[int] = set()
 
     def status(self, b: int) -> Motion:
         return self.balls[b].status
@@ -107,10 +110,17 @@ class MotionTracker:
                 return anchor
         return None
 
-    def mark_gone(self, b: int) -> None:
+    def mark_gone(self, b: int, hold: bool = False) -> None:
         """The event layer found the ball potted or off the table while the tracker still holds it (hidden,
-        or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh."""
+        or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh, unless
+        `hold`: a ball seen lying in the pocket stays gone until `release`."""
         self.balls[b].status, self.balls[b].anchor = Motion.GONE, None
+        if hold:
+            self.held.add(b)
+
+    def release(self, b: int) -> None:
+        """A held ball is back in play (seen on the bed side of the mouth again: it jumped back, or spotted)."""
+        self.held.discard(b)
 
     def update(self, n: int) -> tuple[list[Onset], list[Stop]]:
         h = self.hist
@@ -126,6 +136,8 @@ class MotionTracker:
                 continue
             p = h.xy[k, b]
             if st.status is Motion.GONE:
+                if b in self.held:
+                    continue
                 st.status, st.anchor, st.moving_since = Motion.UNKNOWN, None, h.time(n)
             if st.status is Motion.REST:
                 onset = self._rest_step(b, st, n, p)
