@@ -69,8 +69,6 @@ class EventSettings:
     # 1 sigma of a gap measured at rest, reported with it (`gap_sigma_mm`) so the rules can flag a touch or a
     # freeze decided near its tolerance; these defaults are the cautious rest noise, a tracker sets its own
     gap_sigma_mm: float = 1.5  # two balls (shot_start.touching)
-    pack_gap_sigma_mm: float = 2.0  # ... either of them touching pack_neighbours or more others (a rack)
-    pack_neighbours: int = 5
     cushion_gap_sigma_mm: float = 1.5  # a ball and a cushion nose (shot_start.frozen)
     frozen_push_min_cos: float = 0.17  # a frozen ball struck with an impulse this far into its cushion touches it
     refractory_s: float = 0.05  # a second event of the same pair / ball and boundary within this is the same one

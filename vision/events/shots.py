@@ -28,8 +28,7 @@ def rest_layout(
     """Positions (mm) of the balls at rest, the frozen-to-cushion list and the touching pairs.
 
     Gaps come from the averaged rest positions, so noise averages out but the detector's systematic error
-    stays; each gap carries that error's sigma (`gap_sigma_mm`, the settings': measured by bench.gaps), larger
-    for a ball inside a pack, whose neighbours all bias its centre.
+    stays; each gap carries that error's sigma (`gap_sigma_mm`, the settings': measured by bench.gaps).
     """
     positions = {ids[b]: (float(p[0]), float(p[1])) for b, p in sorted(anchors.items())}
     frozen = tuple(
@@ -44,13 +43,8 @@ def rest_layout(
             gap = table.ball_gap(anchors[a], anchors[b])
             if gap <= s.touch_tol_mm:
                 pairs.append((a, b, gap))
-    neighbours = {k: sum(1 for a, b, _ in pairs if k in (a, b)) for k in keys}
-    touching = tuple(
-        {"balls": [ids[a], ids[b]], "gap_mm": round(gap, 2),
-         "gap_sigma_mm": s.pack_gap_sigma_mm if max(neighbours[a], neighbours[b]) >= s.pack_neighbours
-         else s.gap_sigma_mm}
-        for a, b, gap in pairs
-    )
+    touching = tuple({"balls": [ids[a], ids[b]], "gap_mm": round(gap, 2), "gap_sigma_mm": s.gap_sigma_mm}
+                     for a, b, gap in pairs)
     return positions, frozen, touching
 
 
