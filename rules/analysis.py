@@ -124,6 +124,22 @@ def _gap(start: Event, struck: str, other: str | None, positions: Mapping[str, P
     return None
 
 
+def _near_touch(start: Event, struck: str, other: str | None, positions: Mapping[str, Point],
+                settings: RulesSettings, diameter: float) -> str | None:
+    """How the touch of `struck` and `other` at the stroke was measured, when that gap lies within its review
+    band of the touching tolerance (the fixed band, or `gap_z` of the gap's reported sigma if wider); else None."""
+    measured = _gap(start, struck, other, positions, diameter)
+    if measured is None:
+        return None
+    gap, sigma = measured
+    tol = settings.touching_tol_mm
+    band = review_band(settings.touching_band_mm, sigma, settings.gap_z)
+    if not tol - band < gap <= tol + band:
+        return None
+    plus = "" if band == settings.touching_band_mm else f" ({settings.gap_z:g} x its {sigma:.2f} mm sigma)"
+    return f"on a measured gap of {gap:.2f} mm, within {band:.2g} mm{plus} of the {tol:g} mm tolerance"
+
+
 def _ball_moved(ball: str, idx: int, events: Sequence[Event], start: Mapping[str, Point],
                 end: Mapping[str, Point] | None, settings: RulesSettings) -> bool:
     """Did `ball` move after the contact at `idx`? Later events of it, or a changed rest position."""
@@ -222,19 +238,18 @@ def analyse_shot(
         ignored_contacts=[events[i] for i in sorted(ignored)],
     )
     facts.moved = moved
-    measured = _gap(start, struck, first_object, positions, table.spec.ball_diameter_mm)
-    if measured is not None:
-        gap, sigma = measured
-        tol = settings.touching_tol_mm
-        band = review_band(settings.touching_band_mm, sigma, settings.gap_z)
-        if tol - band < gap <= tol + band:
-            said = "touched" if first_object in touching else "did not touch"
-            plus = "" if band == settings.touching_band_mm else f" ({settings.gap_z:g} x its {sigma:.2f} mm sigma)"
-            facts.review_notes.append(
-                f"{name(struck)} {said} ball {first_object} at the stroke on a measured gap of {gap:.2f} mm, within "
-                f"{band:.2g} mm{plus} of the {tol:g} mm tolerance: a push if they touched and the struck ball "
-                "followed (1.19.2)"
-            )
+    near = _near_touch(start, struck, first_object, positions, settings, table.spec.ball_diameter_mm)
+    if near is not None:
+        said = "touched" if first_object in touching else "did not touch"
+        facts.review_notes.append(f"{name(struck)} {said} ball {first_object} at the stroke {near}: a push if they "
+                                  "touched and the struck ball followed (1.19.2)")
+    for i in sorted(ignored):  # played away from a ball it touched: no contact, if they did touch
+        e = events[i]
+        other = next(b for b in e.agents if b != struck)
+        near = _near_touch(start, struck, other, positions, settings, table.spec.ball_diameter_mm)
+        if near is not None:
+            facts.review_notes.append(f"{name(struck)} touched ball {other} at the stroke {near}: played away from "
+                                      "it, their contact counts as none only if they touched (1.19.2)")
     if start.extra.get("striker_review"):  # vision could not tell which of two touching balls the cue struck
         facts.review_notes.append(f"struck ball {struck}? {start.extra['striker_review']} (1.4.1, 1.19.2)")
     _pots_and_jumps(facts, events, rec.post_events, end, moved, table)

@@ -140,7 +140,7 @@ class Event:
                 if bad:
                     raise ValueError(f"{etype.value}: positions of {bad} must be finite [x, y] in mm")
             elif name in ("frozen", "touching"):
-                v = tuple(dict(item) for item in v)
+                v = tuple(_gap_item(etype, name, item) for item in v)
             elif name == "line":
                 v = Line(v)
             elif name == "to":
@@ -220,3 +220,20 @@ def read_jsonl(lines: Iterable[str]) -> Iterator[Event]:
             yield Event.from_dict(json.loads(line))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"line {n}: {exc}") from exc
+
+
+def _gap_item(etype: EventType, name: str, item: Any) -> dict[str, Any]:
+    """A `frozen` or `touching` item, its gap and sigma (1.6) checked: numbers, finite, the sigma not negative
+    (an infinite or negative sigma would silently widen a review band to the whole table or drop it)."""
+    if not isinstance(item, dict):
+        raise ValueError(f"{etype.value}: each {name} item must be an object, got {item!r}")
+    out = dict(item)
+    for key in ("gap_mm", "gap_sigma_mm"):
+        if out.get(key) is None:
+            continue
+        v = out[key]
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise ValueError(f"{etype.value}: {name} {key} must be a finite number, got {v!r}")
+        if key == "gap_sigma_mm" and v < 0:
+            raise ValueError(f"{etype.value}: {name} gap_sigma_mm must be >= 0, got {v!r}")
+    return out

@@ -38,3 +38,14 @@ def test_rows_errors_and_coverage() -> None:
 def test_a_start_vision_missed_makes_no_row() -> None:
     truth = [start(1.0, {"C": (-900.0, 0.0), "7": (-900.0 + D, 0.0)})]
     assert rest_gaps("case", truth, [start(2.0, {"C": (-900.0, 0.0)})], TABLE) == []
+
+
+def test_a_pair_vision_measured_too_wide_to_list_counts_as_unlisted() -> None:
+    """Touching in truth, measured 3.6 mm apart (beyond the touching list): no sigma, so it is outside every review
+    band; the summary says so instead of leaving it out of the coverage quietly."""
+    truth = [start(1.0, {"C": (-900.0, 0.0), "7": (-900.0 + D + 0.5, 0.0)})]
+    found = [start(1.0, {"C": (-900.0, 0.0), "7": (-900.0 + D + 3.6, 0.0)}, touching=())]
+    rows = rest_gaps("case", truth, found, TABLE)
+    assert [(r.listed, round(r.measured_mm or 0.0, 2)) for r in rows] == [(False, 3.6)]
+    s = summary(rows)
+    assert s["ball"]["unlisted"] == 1.0 and math.isnan(s["ball"]["within_2_sigma"])

@@ -50,6 +50,11 @@ def test_round_trip_keeps_every_field(raw: dict) -> None:
         ({"type": "pot", "frame": 1, "ball": "3", "pocket": "x"}, "missing"),
         ({"type": "ball_contact", "t": 1, "frame": 1, "balls": ["1", "2", "3"]}, "exactly two"),
         ({"type": "off_table", "t": 1, "frame": 1, "ball": "3", "confidence": 1.5}, "confidence"),
+        ({"type": "shot_start", "t": 1, "frame": 1, "ball": "C",
+          "touching": [{"balls": ["C", "3"], "gap_mm": 0.2, "gap_sigma_mm": float("inf")}]}, "finite number"),
+        ({"type": "shot_start", "t": 1, "frame": 1, "ball": "C",
+          "frozen": [{"ball": "C", "cushion": "rear", "gap_mm": 0.2, "gap_sigma_mm": -1.0}]}, ">= 0"),
+        ({"type": "shot_start", "t": 1, "frame": 1, "ball": "C", "frozen": ["rear"]}, "must be an object"),
     ],
 )
 def test_malformed_events_are_rejected_with_a_clear_message(raw: dict, message: str) -> None:

@@ -125,7 +125,8 @@ def test_frozen_tolerance_band_is_reviewed(gap: float, legal: bool, review: bool
 
 
 @pytest.mark.parametrize("gap,sigma,legal,review", [(0.2, 0.0, True, False), (0.2, 0.5, True, True),
-                                                    (2.8, 1.0, False, True), (3.0, None, False, False)])
+                                                    (2.8, 1.0, False, True), (3.0, None, False, False),
+                                                    (1.4, 0.1, False, True)])  # a small sigma keeps the 0.5 band
 def test_a_frozen_gap_with_its_sigma_widens_the_band(gap: float, sigma: float | None, legal: bool,
                                                      review: bool) -> None:
     """Schema 1.6: `gap_sigma_mm` widens the frozen band to `gap_z` (2) of it; a zero or missing sigma does not."""

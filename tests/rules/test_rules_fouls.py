@@ -148,7 +148,8 @@ def test_a_touch_decided_on_a_gap_near_the_tolerance_is_for_the_referee(gap: flo
     (-1.8, 1.0, True, False),  # overlapping by more than 2 sigmas: a touch
     (2.3, 1.0, False, True),
     (2.6, 1.0, False, False),
-    (0.62, 0.1, False, True),  # a small sigma never narrows the fixed band
+    (0.62, 0.1, False, True),
+    (0.9, 0.1, False, True),  # a small sigma never narrows the fixed band (0.5 mm)
 ])
 def test_a_gap_with_its_sigma_widens_the_review_band(gap: float, sigma: float | None, foul: bool,
                                                      review: bool) -> None:
@@ -161,6 +162,21 @@ def test_a_gap_with_its_sigma_widens_the_review_band(gap: float, sigma: float | 
     assert ("1.19" in clauses(v)) is foul
     assert v.review.flag is review
     assert any(f"{gap:.2f} mm" in r and "1.19.2" in r for r in v.review.reasons) is review
+
+
+def test_playing_away_from_a_ball_touched_on_a_doubtful_gap_is_for_the_referee() -> None:
+    """1.19.2: the touching ball is no contact when played away from; whether they touched rests on the gap, so a
+    measured 0.3 +- 1.25 mm is flagged (it was decided silently before)."""
+    positions = {"C": (-500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}
+    end = {"C": (-1500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}
+    steps = [("contact", "C", "7"), ("cushion", "C", "front")]
+    for sigma, review in ((1.25, True), (None, False)):
+        item: dict = {"balls": ["C", "7"], "gap_mm": -0.8}
+        if sigma is not None:
+            item["gap_sigma_mm"] = sigma
+        v = one(play_rows("russian71", steps, touching=[item], positions=positions, end_positions=end))
+        assert clauses(v) == ["1.5.3"]
+        assert any("played away" in r and "1.19.2" in r for r in v.review.reasons) is review
 
 
 def test_playing_away_from_a_touching_ball_is_no_contact() -> None:

@@ -127,6 +127,25 @@ def test_hanging_ball_seen_lying_past_the_mouth_stays_potted() -> None:
     assert ends and all("8" not in (e.positions or {}) for e in ends)
 
 
+def test_a_held_potted_ball_put_back_on_the_bed_is_in_play_again() -> None:
+    """The hold ends when the ball is seen on the bed side of the mouth again (taken out and spotted, 1.25):
+    the next shot's positions list it where it was put."""
+    pk = TABLE.pockets["middle_left"]
+    hang = (0.0, TABLE.half_width - R + 12.0)
+    sim = Sim(TABLE).place("8", hang).place("C", (-900.0, -300.0)).stroke(0.3, "C", (400.0, 0.0))
+    res = sim.drop(1.5, "8", pk.name).stroke(4.0, "C", (0.0, 500.0)).run(6.0)
+    b = res.ids.index("8")
+    gone = int(np.nonzero(res.state[:, b] == BallState.POTTED)[0][0])
+    back = int(3.0 * res.fps)
+    res.state[gone:back, b] = BallState.STATIONARY
+    res.pos[gone:back, b] = np.asarray(pk.mouth_centre) + 15.0 * np.asarray(pk.outward)
+    res.state[back:, b], res.pos[back:, b] = BallState.STATIONARY, (900.0, 300.0)
+    events = _run(res)
+    starts = [e for e in _confident(events, EventType.SHOT_START) if e.t > 3.5]
+    assert len(starts) == 1 and "8" in (starts[0].positions or {})
+    assert np.allclose(starts[0].positions["8"], (900.0, 300.0), atol=3.0)  # type: ignore[index]
+
+
 def test_frozen_ball_driven_into_its_cushion_touches_it() -> None:
     y = -TABLE.half_width + R + 0.5  # frozen to the right_rear cushion, 0.5 mm off
     sim = Sim(TABLE).place("6", (700.0, y)).place("C", (400.0, y + 250.0))

@@ -67,9 +67,11 @@ class EventSettings:
     frozen_tol_mm: float = 3.0  # at rest, a gap to a cushion nose within this: frozen (shot_start.frozen)
     touch_tol_mm: float = 3.0  # at rest, a gap between two balls within this: touching (shot_start.touching)
     # 1 sigma of a gap measured at rest, reported with it (`gap_sigma_mm`) so the rules can flag a touch or a
-    # freeze decided near its tolerance; these defaults are the cautious rest noise, a tracker sets its own
-    gap_sigma_mm: float = 1.5  # two balls (shot_start.touching)
-    cushion_gap_sigma_mm: float = 1.5  # a ball and a cushion nose (shot_start.frozen)
+    # freeze decided near its tolerance (within 2 sigmas of 0.5 and 1 mm): this tracker's figures (bench.gaps).
+    # A noisier tracker sets larger ones, and lists pairs and frozen balls farther out to match (touch_tol_mm,
+    # frozen_tol_mm), or a gap in the rules' band goes unlisted, read from the positions without a sigma
+    gap_sigma_mm: float = 1.25  # two balls (shot_start.touching)
+    cushion_gap_sigma_mm: float = 1.0  # a ball and a cushion nose (shot_start.frozen)
     frozen_push_min_cos: float = 0.17  # a frozen ball struck with an impulse this far into its cushion touches it
     refractory_s: float = 0.05  # a second event of the same pair / ball and boundary within this is the same one
 

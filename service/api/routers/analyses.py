@@ -45,8 +45,9 @@ def check_video(video: Path) -> None:
         raise HTTPException(status_code=400, detail=f"not a readable video: {_named(exc, video)}") from exc
     got, status = first_frames(video)
     if got == 0:
-        raise HTTPException(status_code=400, detail=f"not a readable video: {video.name}: no frame can be decoded"
-                                                    f" ({status.error or 'the stream is empty'})")
+        why = _named(Exception(status.error), video) if status.error else "the stream is empty"
+        raise HTTPException(status_code=400,
+                            detail=f"not a readable video: {video.name}: no frame can be decoded ({why})")
     if got == 1 and status.error is None:
         raise HTTPException(status_code=400, detail=f"not a video: {video.name} holds a single picture")
 
