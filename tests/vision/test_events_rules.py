@@ -86,59 +86,61 @@ def test_hanging_ball_that_drops_after_the_shot_is_a_late_pot() -> None:
     ]
 
 
-def test_hanging_ball_knocked_in_unseen_is_a_pot_and_leaves_the_rest_positions() -> None:
-    """The ball that knocks a hanging ball in covers the mouth as it falls: the tracker sees no drop, holds the
-    ball hidden, then gives it up as lifted (UNKNOWN: its place in view and empty). It was potted, and the
-    shot's rest positions no longer hold it (the rules read a ball at rest at the end as back on the bed)."""
+def _hanging_drop(second_stroke_at: float | None = None) -> tuple[SimResult, int, int]:
+    """Ball 8 hanging in the middle_left mouth, knocked in at 1.5 s (the truth drops it there), C struck at 0.3 s
+    (and again, if asked): the result, ball 8's column and the first frame the truth has it potted."""
     pk = TABLE.pockets["middle_left"]
     hang = (0.0, TABLE.half_width - R + 12.0)
     sim = Sim(TABLE).place("8", hang).place("C", (-900.0, -300.0)).stroke(0.3, "C", (400.0, 0.0))
-    res = sim.drop(1.5, "8", pk.name).run(4.5)
+    sim = sim.drop(1.5, "8", pk.name)
+    if second_stroke_at is not None:
+        sim = sim.stroke(second_stroke_at, "C", (0.0, 500.0))
+    res = sim.run(4.5 if second_stroke_at is None else second_stroke_at + 2.0)
     b = res.ids.index("8")
     gone = np.nonzero(res.state[:, b] == BallState.POTTED)[0]
     assert len(gone)
-    first, held = int(gone[0]), int(gone[0]) + int(res.fps)  # hidden in place for a second, then given up
-    res.state[first:held, b], res.pos[first:held, b] = BallState.HIDDEN, res.pos[first - 1, b]
-    res.state[held:, b], res.pos[held:, b] = BallState.UNKNOWN, np.nan
-    events = _run(res)
+    return res, b, int(gone[0])
+
+
+def _pot_of_8_and_not_at_rest(events: list[Event]) -> None:
     pots = _confident(events, EventType.POT)
     assert [(e.ball, e.pocket, e.extra.get("hanging")) for e in pots] == [("8", "middle_left", True)]
     ends = [e for e in events if e.type is EventType.SHOT_END]
     assert ends and all("8" not in (e.positions or {}) for e in ends)
+
+
+def test_hanging_ball_knocked_in_unseen_is_a_pot_and_leaves_the_rest_positions() -> None:
+    """The ball that knocks a hanging ball in covers the mouth as it falls: the tracker sees no drop, holds the
+    ball hidden, then gives it up as lifted (UNKNOWN: its place in view and empty). It was potted, and the
+    shot's rest positions no longer hold it (the rules read a ball at rest at the end as back on the bed)."""
+    res, b, first = _hanging_drop()
+    held = first + int(res.fps)  # hidden in place for a second, then given up
+    res.state[first:held, b], res.pos[first:held, b] = BallState.HIDDEN, res.pos[first - 1, b]
+    res.state[held:, b], res.pos[held:, b] = BallState.UNKNOWN, np.nan
+    _pot_of_8_and_not_at_rest(_run(res))
+
+
+def _in_pocket(name: str) -> np.ndarray:
+    """Where a ball lies in a pocket, in view: 15 mm past its mouth line."""
+    pk = TABLE.pockets[name]
+    return np.asarray(pk.mouth_centre) + 15.0 * np.asarray(pk.outward)
 
 
 def test_hanging_ball_seen_lying_past_the_mouth_stays_potted() -> None:
     """A hanging ball that drops and stays in view in the pocket, past the mouth line: potted (0.9), and though
     the tracker goes on seeing it at rest there, no rest position lists it at the shot's end (the rules would
     read it as back on the bed, 1.22.5)."""
-    pk = TABLE.pockets["middle_left"]
-    hang = (0.0, TABLE.half_width - R + 12.0)
-    sim = Sim(TABLE).place("8", hang).place("C", (-900.0, -300.0)).stroke(0.3, "C", (400.0, 0.0))
-    res = sim.drop(1.5, "8", pk.name).run(4.5)
-    b = res.ids.index("8")
-    gone = np.nonzero(res.state[:, b] == BallState.POTTED)[0]
-    assert len(gone)
-    lying = np.asarray(pk.mouth_centre) + 15.0 * np.asarray(pk.outward)  # in the pocket, 15 mm past the mouth
-    res.state[gone[0]:, b], res.pos[gone[0]:, b] = BallState.STATIONARY, lying
-    events = _run(res)
-    pots = _confident(events, EventType.POT)
-    assert [(e.ball, e.pocket, e.extra.get("hanging")) for e in pots] == [("8", "middle_left", True)]
-    ends = [e for e in events if e.type is EventType.SHOT_END]
-    assert ends and all("8" not in (e.positions or {}) for e in ends)
+    res, b, gone = _hanging_drop()
+    res.state[gone:, b], res.pos[gone:, b] = BallState.STATIONARY, _in_pocket("middle_left")
+    _pot_of_8_and_not_at_rest(_run(res))
 
 
 def test_a_held_potted_ball_put_back_on_the_bed_is_in_play_again() -> None:
     """The hold ends when the ball is seen on the bed side of the mouth again (taken out and spotted, 1.25):
     the next shot's positions list it where it was put."""
-    pk = TABLE.pockets["middle_left"]
-    hang = (0.0, TABLE.half_width - R + 12.0)
-    sim = Sim(TABLE).place("8", hang).place("C", (-900.0, -300.0)).stroke(0.3, "C", (400.0, 0.0))
-    res = sim.drop(1.5, "8", pk.name).stroke(4.0, "C", (0.0, 500.0)).run(6.0)
-    b = res.ids.index("8")
-    gone = int(np.nonzero(res.state[:, b] == BallState.POTTED)[0][0])
+    res, b, gone = _hanging_drop(second_stroke_at=4.0)
     back = int(3.0 * res.fps)
-    res.state[gone:back, b] = BallState.STATIONARY
-    res.pos[gone:back, b] = np.asarray(pk.mouth_centre) + 15.0 * np.asarray(pk.outward)
+    res.state[gone:back, b], res.pos[gone:back, b] = BallState.STATIONARY, _in_pocket("middle_left")
     res.state[back:, b], res.pos[back:, b] = BallState.STATIONARY, (900.0, 300.0)
     events = _run(res)
     starts = [e for e in _confident(events, EventType.SHOT_START) if e.t > 3.5]
