@@ -81,6 +81,13 @@ class PotWatcher:
         depth = float(np.dot(xy - np.asarray(pk.mouth_centre), np.asarray(pk.outward)))
         return name if depth > 2.0 * self.s.noise_rest_mm else None
 
+    def _back_on_bed(self, b: int, xy: np.ndarray) -> bool:
+        """A ball potted while seen past the mouth line is back in play only once seen on the bed side of that
+        line by as much as it had to be past it (hysteresis: a centre jittering about the line is not a return)."""
+        pk = self.table.pockets[self.beyond[b]]
+        depth = float(np.dot(xy - np.asarray(pk.mouth_centre), np.asarray(pk.outward)))
+        return depth < -2.0 * self.s.noise_rest_mm
+
     def update(self, hist: History, n: int, moving: np.ndarray, shot_running: bool) -> list[Gone]:
         k = n % hist.size
         t_now = hist.time(n)
@@ -89,8 +96,8 @@ class PotWatcher:
         for b in range(len(self.gone)):
             if valid[b]:
                 past = self._past_mouth(b, hist.xy[k, b])
-                if b in self.beyond and past is not None:
-                    continue  # potted, still seen in the pocket
+                if b in self.beyond and (past is not None or not self._back_on_bed(b, hist.xy[k, b])):
+                    continue  # potted, still seen in the pocket (or at its mouth line: noise, not a return)
                 if past is not None and not self.gone[b]:
                     self.hanging[b] = past
                     self.left.pop(b, None)
