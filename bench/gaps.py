@@ -51,10 +51,7 @@ def _starts(events: Sequence[Event]) -> list[Event]:
 
 
 def _items(e: Event, name: str) -> list[dict[str, Any]]:
-    v = getattr(e, name, None)
-    if v is None:
-        v = e.extra.get(name)
-    return list(v or [])
+    return list(getattr(e, name) or [])
 
 
 def rest_gaps(case: str, truth: Sequence[Event], found: Sequence[Event], table: Table) -> list[GapRow]:

@@ -52,10 +52,10 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.W = frames(self.s.fit_before_s, fps, 3)
         self.D = frames(self.s.lookahead_s, fps, 3)
         self.hist = History(ids, frames(self.s.history_s, fps, 4 * (self.W + self.D)))
-        self.motion = MotionTracker(self.hist, self.s, fps)
+        self.pots = PotWatcher(table, self.s, len(ids), fps)
+        self.motion = MotionTracker(self.hist, self.s, fps, held=self.pots.beyond)
         self.bound = Boundary(table)
         self.lines = LineWatcher(table, self.s, len(ids), self.D)
-        self.pots = PotWatcher(table, self.s, len(ids), fps)
         self.phase = ShotPhase.IDLE
         self.analysed = -1  # last counter analysed for contacts / cushions / lines
         self.onsets: list[tuple[Onset, int]] = []  # pending, with the counter at which they are ready
@@ -108,8 +108,6 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.pots.on_start(o.ball)
             self.onsets.append((o, n + self.D))
         self._gone(self.pots.update(self.hist, n, self._moving(), self.phase is ShotPhase.RUNNING))
-        for b in [b for b in self.motion.held if b not in self.pots.beyond]:
-            self.motion.release(b)  # seen on the bed side of the mouth again
         while self.analysed < n - self.D - 1:
             self.analysed += 1
             self._analyse(self.analysed, self.analysed + 1 + self.D)
@@ -410,7 +408,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
 
     def _gone(self, gone: list[Gone]) -> None:
         for g in gone:
-            self.motion.mark_gone(g.ball, hold=g.ball in self.pots.beyond)
+            self.motion.mark_gone(g.ball)
             if g.kind == "pot":
                 last = self.hist.counter_at(g.t)
                 self.lines_out(self.lines.on_gone(self.hist, g.ball, last, min(self.now, g.t + 1.0 / self.fps)))

@@ -9,6 +9,7 @@ when every centre of the last `rest_window_s` lies within `rest_radius_mm` of th
 from __future__ import annotations
 
 import itertools
+from collections.abc import Container
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -75,16 +76,16 @@ class _Ball:
 class MotionTracker:
     """Updates every ball's status from the newest frame of the history; returns its onsets and stops."""
 
-    def __init__(self, hist: History, settings: EventSettings, fps: float) -> None:
+    def __init__(self, hist: History, settings: EventSettings, fps: float, held: Container[int]) -> None:
         self.hist = hist
         self.s = settings
         self.fps = fps
         self.balls = [_Ball() for _ in hist.ids]
         self.rest_frames = frames(settings.rest_window_s, fps, 3)
         self.stop_fit_s = _STOP_FIT_S
-        # balls potted though still seen (lying past a pocket's mouth line): gone until released, however long
-        # the tracker sees them at rest there
-        self.held: set[int] = set()
+        # balls potted though still seen (lying in a pocket, past its mouth line): a live view of the pot
+        # watcher's own record; gone while they are in it, however long the tracker sees them at rest there
+        self.held = held
 
     def status(self, b: int) -> Motion:
         return self.balls[b].status
@@ -110,17 +111,11 @@ class MotionTracker:
                 return anchor
         return None
 
-    def mark_gone(self, b: int, hold: bool = False) -> None:
+    def mark_gone(self, b: int) -> None:
         """The event layer found the ball potted or off the table while the tracker still holds it (hidden,
-        or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh, unless
-        `hold`: a ball seen lying in the pocket stays gone until `release`."""
+        or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh (unless
+        `held`: lying in the pocket)."""
         self.balls[b].status, self.balls[b].anchor = Motion.GONE, None
-        if hold:
-            self.held.add(b)
-
-    def release(self, b: int) -> None:
-        """A held ball is back in play (seen on the bed side of the mouth again: it jumped back, or spotted)."""
-        self.held.discard(b)
 
     def update(self, n: int) -> tuple[list[Onset], list[Stop]]:
         h = self.hist

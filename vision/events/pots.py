@@ -53,7 +53,8 @@ class PotWatcher:
         self.prev_xy = np.full((n_balls, 2), np.nan)
         self.hanging: dict[int, str] = {}
         self.left: dict[int, str] = {}  # balls that started from hanging in a mouth: the pocket
-        self.beyond: dict[int, str] = {}  # potted from hanging, still seen past the mouth line: the pocket
+        # potted from hanging, still seen past the mouth line: the pocket (read live by the motion tracker)
+        self.beyond: dict[int, str] = {}
 
     def on_rest(self, b: int, anchor: np.ndarray) -> None:
         """Remember a ball resting in a pocket mouth (hanging)."""
@@ -77,16 +78,17 @@ class PotWatcher:
         name = self.hanging.get(b) or self.left.get(b) or self.beyond.get(b)
         if name is None:
             return None
-        pk = self.table.pockets[name]
-        depth = float(np.dot(xy - np.asarray(pk.mouth_centre), np.asarray(pk.outward)))
-        return name if depth > 2.0 * self.s.noise_rest_mm else None
+        return name if self._depth(name, xy) > 2.0 * self.s.noise_rest_mm else None
 
     def _back_on_bed(self, b: int, xy: np.ndarray) -> bool:
         """A ball potted while seen past the mouth line is back in play only once seen on the bed side of that
         line by as much as it had to be past it (hysteresis: a centre jittering about the line is not a return)."""
-        pk = self.table.pockets[self.beyond[b]]
-        depth = float(np.dot(xy - np.asarray(pk.mouth_centre), np.asarray(pk.outward)))
-        return depth < -2.0 * self.s.noise_rest_mm
+        return self._depth(self.beyond[b], xy) < -2.0 * self.s.noise_rest_mm
+
+    def _depth(self, pocket: str, xy: np.ndarray) -> float:
+        """How far the centre is past the pocket's mouth line (mm; < 0 on the bed side)."""
+        pk = self.table.pockets[pocket]
+        return float(np.dot(xy - np.asarray(pk.mouth_centre), np.asarray(pk.outward)))
 
     def update(self, hist: History, n: int, moving: np.ndarray, shot_running: bool) -> list[Gone]:
         k = n % hist.size

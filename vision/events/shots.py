@@ -37,15 +37,13 @@ def rest_layout(
         for name, gap in table.frozen_cushions(p, s.frozen_tol_mm)
     )
     keys = sorted(anchors)
-    pairs = []
+    touching = []
     for i, a in enumerate(keys):
         for b in keys[i + 1 :]:
             gap = table.ball_gap(anchors[a], anchors[b])
             if gap <= s.touch_tol_mm:
-                pairs.append((a, b, gap))
-    touching = tuple({"balls": [ids[a], ids[b]], "gap_mm": round(gap, 2), "gap_sigma_mm": s.gap_sigma_mm}
-                     for a, b, gap in pairs)
-    return positions, frozen, touching
+                touching.append({"balls": [ids[a], ids[b]], "gap_mm": round(gap, 2), "gap_sigma_mm": s.gap_sigma_mm})
+    return positions, frozen, tuple(touching)
 
 
 def choose_striker(group: list[Onset]) -> Onset:
