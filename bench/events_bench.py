@@ -36,9 +36,12 @@ import numpy as np
 
 from bench.events_scenarios import kinematic_set
 from bench.events_tracks import NoiseModel, noisy_states
+from bench.latency import Latencies, release_latencies
+from bench.latency import headline as latency_headline
+from bench.latency import summary as latency_summary
 from calibration.table import Table
 from rules.events import Event, EventType
-from vision.events import detect_events
+from vision.events import EventDetector
 from vision.pipeline import event_settings
 from vision.types import BallStates
 
@@ -309,10 +312,18 @@ def run(
     by_speed = {"slow": [0, 0], "fast": [0, 0], "unknown": [0, 0]}  # [found, truth] below / at or above 60 mm/s
     flagged = False  # does the truth mark the contacts inside packs (synthetic.physics does)?
     misses: list[str] = []
+    latency = Latencies()  # release latencies, where the events are detected here
     t_start = time.time()
     for case in cases:
         n_cases += 1
-        events = case.found if case.found is not None else detect_events(case.table, case.fps, case.states, settings)
+        if case.found is not None:
+            events = case.found
+        elif case.states:  # frame by frame, as analyze feeds it: when each event came out is measured too
+            det = EventDetector(case.table, case.fps, settings, case.states[0].ids)
+            events, lat = release_latencies(det, case.states)
+            latency.merge(lat)
+        else:
+            events = []
         found = [e for e in events if e.confidence >= MIN_CONF]
         pairs, fn, fp = match(case.truth, found, case.fps)
         kind = case.name.rsplit("-", 1)[0].rstrip("_0123456789") or case.name
@@ -392,6 +403,9 @@ def run(
         },
         "mismatches": misses,
     }
+    if latency.released or latency.at_end:
+        result["latency"] = latency_summary(latency)
+        result["moment_events_within_100ms"] = latency_headline(latency)
     result["targets"] = _targets(result)
     for name in TARGETS:  # flat headline figures for `pyramid-monitor bench` summary table
         result[f"{name}_f1"] = result["targets"][f"{name}_f1"]["value"]
@@ -422,6 +436,12 @@ def _print(res: dict[str, Any], misses: list[str]) -> None:
         )
     print(f"median timing error (all but shot_end): {res['median_timing_error_frames']:.2f} frames")
     print(f"first contact right: {res['first_contact_right']:.3f} of {res['n_shots']} shots")
+    if "latency" in res:
+        lat = res["latency"]
+        parts = [f"{k} {lat[k]['median_ms']:.0f} / {lat[k]['p95_ms']:.0f}" for k in
+                 ("ball_contact", "cushion", "line_cross", "pot") if k in lat]
+        print(f"released after (median / 95th percentile, ms of stream time): {', '.join(parts)}; "
+              f"within 100 ms: {res['moment_events_within_100ms']:.1%} (python -m bench.latency for every type)")
     sc = res["ball_contact_outside_clusters"]
     if sc:
         print(

@@ -116,6 +116,8 @@ ROWS: dict[str, tuple[Row, ...]] = {
         Row("line_cross_f1", "line crossings F1", "{:.3f}", ">= 0.99", lambda v: v >= 0.99),
         Row("first_contact_right", "first contact right", "pct", ">= 99 %", lambda v: v >= 0.99),
         Row("median_timing_error_frames", "median timing error", "{:.2f} frame", "<= 1 frame", lambda v: v <= 1.0),
+        Row("moment_events_within_100ms", "contacts, cushions, lines, pots out <= 100 ms", "pct", "100 %",
+            lambda v: v >= 0.9995),
     ),
     "rules": (
         Row("worst_median_s", "a whole log judged in (worst game)", "{:.3f} s", "< 1 s", lambda v: v < 1.0),
