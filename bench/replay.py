@@ -89,6 +89,7 @@ def replay(case: Path) -> dict[str, Any]:
     found = [e for s in states for e in det.update(s)] + det.flush()
     va = compare_verdicts(inputs, truth, found, game, table)
     return {"case": case.name, "shots": va.shots, "agree": va.agree, "carried": va.agree_carried, "diffs": va.diffs,
+            "flagged": va.flagged, "wrong_flagged": va.wrong_flagged,
             "events": match_events(truth, found), "found": found}
 
 
@@ -135,6 +136,7 @@ def dump_diffs(case: Path, diffs: list[str], found: list[Any], margin_s: float =
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bench.verdicts_bench import review_figures, review_line
     from synthetic.truth import find_cases
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--events", action="store_true", help="print truth and pipeline events of each disagreeing shot")
     a = p.parse_args(argv)
     cases = [c for c in find_cases(a.cases) if not a.only or c.name in a.only]
-    shots = agree = carried = 0
+    shots = agree = carried = flagged = wrong_flagged = 0
     for case in cases:
         if a.what == "record":
             if (_store(case) / "states.pkl").exists() and not a.force:
@@ -161,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         shots += r["shots"]
         agree += r["agree"]
         carried += r["carried"]
+        flagged += r["flagged"]
+        wrong_flagged += r["wrong_flagged"]
         print(f"{r['case']:34s} shots {r['shots']:3d} agree {r['agree']:3d} carried {r['carried']:3d}", flush=True)
         for d in r["diffs"]:
             print(f"    {d}")
@@ -169,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.what == "verdicts":
         print(f"--- replayed verdict agreement: {agree}/{shots} = {agree / max(shots, 1):.1%}; errors carried: "
               f"{carried}/{shots} = {carried / max(shots, 1):.1%} ---")
+        print(review_line({"shots": shots, **review_figures(shots, agree, flagged, wrong_flagged)}))
     return 0
 
 

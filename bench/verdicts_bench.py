@@ -46,6 +46,18 @@ def default_cases(size: tuple[int, int], fps: float, seed: int) -> Path:
     return root
 
 
+def review_figures(shots: int, agree: int, flagged: int, wrong_flagged: int) -> dict[str, float]:
+    """How much the referee is asked to look at, and whether the wrong verdicts are among it."""
+    wrong = shots - agree
+    return {"flagged": flagged, "flagged_share": flagged / shots if shots else 0.0, "wrong": wrong,
+            "wrong_flagged": wrong_flagged, "wrong_flagged_share": wrong_flagged / wrong if wrong else 1.0}
+
+
+def review_line(res: dict[str, Any]) -> str:
+    return (f"review flags: {res['flagged']:.0f} of {res['shots']} shots marked for the referee "
+            f"({res['flagged_share']:.1%}); wrong verdicts marked: {res['wrong_flagged']:.0f} of {res['wrong']:.0f}")
+
+
 def run_case(case: Path, out: Path) -> dict[str, Any]:
     from calibration.table import Table, TableSpec
     from rules.events import read_jsonl
@@ -70,6 +82,7 @@ def run_case(case: Path, out: Path) -> dict[str, Any]:
     va = compare_verdicts(inputs, truth, found, game, table)
     ev = match_events(truth, found)
     return {"case": case.name, "shots": va.shots, "agree": va.agree, "carried": va.agree_carried, "diffs": va.diffs,
+            "flagged": va.flagged, "wrong_flagged": va.wrong_flagged,
             "events": ev, "frames": frames, "seconds": elapsed, "error": error,
             "gaps": rest_gaps(case.name, truth, found, table)}
 
@@ -97,6 +110,8 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
         totals["shots"] += r["shots"]
         totals["agree"] += r["agree"]
         totals["carried"] += r["carried"]
+        totals["flagged"] += r["flagged"]
+        totals["wrong_flagged"] += r["wrong_flagged"]
         gaps += r.pop("gaps")
         for etype, c in r["events"].items():
             events.setdefault(etype, Counter()).update(c)
@@ -116,12 +131,14 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
     gap_figures = gap_summary(gaps)
     out = {"set": str(root), "cases": len(cases), "shots": totals["shots"], "agree": totals["agree"],
            "agreement": agreement, "agreement_carried": carried, "target": TARGET, "events": ev_summary,
-           "gaps": gap_figures}
+           "gaps": gap_figures, **review_figures(totals["shots"], totals["agree"], totals["flagged"],
+                                                  totals["wrong_flagged"])}
     if verbose:
         print(f"--- verdict agreement: {totals['agree']}/{totals['shots']} shots = {agreement:.1%} "
               f"(target >= {TARGET:.0%}) over {len(cases)} cases, each shot judged after the truth's own earlier "
               f"shots; {totals['carried']}/{totals['shots']} = {carried:.1%} when the pipeline's errors carry "
               "into later shots ---")
+        print(f"    {review_line(out)}")
         for k, v in ev_summary.items():
             print(f"    events {k:13s} recall {v['recall']:.1%}  precision {v['precision']:.1%}")
         for line in format_summary(gap_figures):

@@ -123,6 +123,10 @@ class VerdictAgreement:
     agree: int = 0
     agree_carried: int = 0
     diffs: list[str] = field(default_factory=list)
+    # review flags on the `agree` judging: shots whose pipeline verdict is marked for the referee, and of the
+    # shots judged wrong, those marked (a wrong verdict the referee is not pointed to is the costly kind)
+    flagged: int = 0
+    wrong_flagged: int = 0
 
 
 def _shot_starts(events: Sequence[Event]) -> list[float]:
@@ -152,9 +156,12 @@ def compare_verdicts(
         if carried is not None and same_verdict(v, carried):
             res.agree_carried += 1
         alone = _judge_alone(inputs, truth, found, game, table, v, tol_s)
+        flagged = any(a.review for a in alone)
+        res.flagged += int(flagged)
         if len(alone) == 1 and same_verdict(v, alone[0]):
             res.agree += 1
         else:
+            res.wrong_flagged += int(flagged)
             extra = f" (+{len(alone) - 1} more shots in its time)" if len(alone) > 1 else ""
             res.diffs.append(f"shot {v.shot} at {v.t:.2f} s: truth {_describe(v)}, pipeline "
                              f"{_describe(alone[0] if alone else None)}{extra}")

@@ -98,3 +98,20 @@ def test_a_previous_shot_ending_a_little_late_costs_nothing(frame: tuple[list[Ev
     late = [Event.from_dict({**e.to_dict(), "t": end3 + 0.02}) if e is last else e for e in late]
     res = compare_verdicts(inputs, truth, sorted(late, key=lambda e: e.t), "free", table)
     assert res.agree == res.shots
+
+
+def test_review_flags_are_counted_and_a_wrong_verdict_among_them(frame: tuple[list[Event], list[dict], Table]) -> None:
+    truth, inputs, table = frame
+    assert compare_verdicts(inputs, truth, truth, "free", table).flagged == 0
+    s2, s3 = _starts(truth)[1:3]
+    in2 = [e for e in truth if s2 < e.t < s3 and e.type is not EventType.SHOT_END]
+    first = next(e for e in in2 if e.type is EventType.BALL_CONTACT)
+    doubtful = Event.from_dict({**first.to_dict(), "confidence": 0.3, "review": True, "margin_mm": 1.0})
+    # the same events, its first contact doubtful: the verdict agrees and is marked for the referee
+    res = compare_verdicts(inputs, truth, [doubtful if e is first else e for e in truth], "free", table)
+    assert (res.agree, res.flagged, res.wrong_flagged) == (res.shots, 1, 0)
+    # its cushions, crossings and pots missed as well: judged wrong, and still marked (it rests on the doubtful one)
+    lost = (EventType.CUSHION, EventType.LINE_CROSS, EventType.POT)
+    found = [doubtful if e is first else e for e in truth if not (e.type in lost and s2 <= e.t < s3)]
+    res = compare_verdicts(inputs, truth, found, "free", table)
+    assert res.agree == res.shots - 1 and res.flagged >= 1 and res.wrong_flagged == 1
