@@ -373,7 +373,10 @@ def run(
             near = [c for t, c in ff if abs(t - t_shot) * case.fps <= TOL_FRAMES]
             got = near[0] if near else None
             first_ok += int(bool(near) and got == want)
-            if got != want:
+            if not near:  # counted wrong: no stroke found there to have a first contact
+                misses.append(f"{case.name}: first contact {sorted(want or [])}: no shot_start detected within "
+                              f"{TOL_FRAMES:g} frames of the stroke at {t_shot:.3f} s")
+            elif got != want:
                 misses.append(f"{case.name}: first contact {sorted(want or [])} detected {sorted(got or [])}")
     by_kind = {kind: {k: round(v, 3) for k, v in _prf(c).items()} for kind, c in sorted(kind_counts.items())}
     per_type: dict[str, dict[str, float]] = {}
