@@ -135,3 +135,42 @@ def cut_short(path: Path, container: Any, stream: Any, last_t: float, gap_before
     if errors:
         reasons.append(f"decoder errors in the last frames ({errors[-1]})")
     return "; ".join(reasons) or None
+
+
+# ISO base media (mp4, mov, 3gp) top-level boxes: a recorder writes the media data (mdat) as it goes and the index
+# (moov) at the end, unless it writes fragments (moof) or moves the index to the front.
+_ISO_BOXES = {b"ftyp", b"free", b"skip", b"wide", b"mdat", b"moov", b"moof", b"mfra", b"uuid", b"pdin", b"sidx",
+              b"styp", b"meta"}
+
+
+def missing_index(path: Path, max_boxes: int = 64) -> str | None:
+    """Why an ISO media file that FFmpeg cannot open holds nothing playable, if that is why: media data but no
+    index (moov, or moof fragments), the sign of a recording cut before the recorder wrote its index. None where
+    the file is not such a file (or cannot be read)."""
+    found: list[bytes] = []
+    try:
+        size_total = path.stat().st_size
+        with path.open("rb") as f:
+            pos = 0
+            while pos + 8 <= size_total and len(found) < max_boxes:
+                f.seek(pos)
+                head = f.read(16)
+                size, kind = int.from_bytes(head[:4], "big"), head[4:8]
+                if kind not in _ISO_BOXES:
+                    break
+                found.append(kind)
+                if size == 1 and len(head) >= 16:
+                    size = int.from_bytes(head[8:16], "big")  # a 64-bit box size follows the type
+                elif size == 0:
+                    break  # runs to the end of the file
+                if size < 8:
+                    break
+                pos += size
+    except OSError:
+        return None
+    if not found or found[0] != b"ftyp" or b"mdat" not in found or {b"moov", b"moof"} & set(found):
+        return None
+    return ("the file holds video data but no index (no 'moov' box): the recording was cut before the recorder "
+            "wrote its index, so no frame in it can be located. A repair tool that rebuilds the index from a "
+            "complete recording of the same camera (such as untrunc) can recover it; cameras that record MPEG-TS "
+            "or fragmented MP4 leave files that stay readable up to the cut")

@@ -68,7 +68,15 @@ def probe(path: Path) -> ReadStatus:
             rate = s.guessed_rate or s.average_rate or Fraction(30)
             return ReadStatus(float(rate), int(s.codec_context.width), int(s.codec_context.height), int(s.frames or 0))
     except av.error.FFmpegError as exc:
-        raise ValueError(f"{path}: cannot open video: {exc}") from exc
+        raise ValueError(f"{path}: cannot open video: {_why(path, exc)}") from exc
+
+
+def _why(path: Path, exc: Exception) -> str:
+    """FFmpeg's reason, with the likely cause where the file shows one (an MP4 cut before its index)."""
+    from service.pipeline.truncation import missing_index
+
+    cause = missing_index(path)
+    return f"{exc}; {cause}" if cause else str(exc)
 
 
 def first_frames(path: Path, n: int = 2) -> tuple[int, ReadStatus]:
@@ -103,7 +111,7 @@ def read_frames(
     try:
         container = av.open(str(path))
     except av.error.FFmpegError as exc:
-        status.error = f"cannot open video: {exc}"
+        status.error = f"cannot open video: {_why(path, exc)}"
         return
     with container:
         if not container.streams.video:

@@ -140,3 +140,29 @@ def test_a_frame_dropped_just_before_the_end_of_a_whole_file_is_no_cut(tmp_path:
             c.mux(p)
     status = read_all(path)
     assert status.frames_read == N - 2 and status.error is None, status
+
+
+def test_an_mp4_cut_before_its_index_says_why_it_cannot_be_read(tmp_path: Path) -> None:
+    """A recorder writes the index (moov) last: a recording cut before that holds frames no reader can find.
+    The error names that cause, where FFmpeg only says 'invalid data'; other unreadable files keep its words."""
+    from service.pipeline.truncation import missing_index
+    from service.pipeline.video import probe
+
+    whole = textured_clip(tmp_path / "whole.mp4", "mp4")  # the index at the end, as a camera writes it
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    text = tmp_path / "notes.mp4"
+    text.write_text("not a video")
+    assert missing_index(whole) is None and missing_index(text) is None
+    assert missing_index(cut) is not None
+    with pytest.raises(ValueError, match="no index"):
+        probe(cut)
+    status = ReadStatus()
+    assert list(read_frames(cut, status)) == []
+    assert status.error is not None and "no index" in status.error
+    with pytest.raises(ValueError) as exc:
+        probe(text)
+    assert "no index" not in str(exc.value)
+    out = tmp_path / "out"
+    res = analyze(AnalyzeConfig(video=cut, out=out, annotate=False))
+    assert res.frames == 0 and "no index" in str(res.read.error)
