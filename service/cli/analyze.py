@@ -31,6 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--annotate-scale", type=float, default=None,
                    help="annotated.mp4 size relative to the input (default: at most 960 px wide)")
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
+    p.add_argument("--reference", type=Path, default=None,
+                   help="a complete recording of the same camera: rebuilds a VIDEO cut before its index was written")
 
 
 def _json_object(text: str, where: str) -> dict[str, Any]:
@@ -166,6 +168,9 @@ def run(args: argparse.Namespace) -> int:
     if not video.exists():
         print(f"error: no such video: {video}", file=sys.stderr)
         return 2
+    if args.reference is not None and not args.reference.is_file():
+        print(f"error: no such reference video: {args.reference}", file=sys.stderr)
+        return 2
     try:
         meta = probe(video)
     except ValueError:
@@ -203,7 +208,8 @@ def run(args: argparse.Namespace) -> int:
             f"; game {game} from its match header" if args.game is None and game else ""))
     cfg = AnalyzeConfig(video=video, out=out, table=args.table, game=game, calibration=args.calibration,
                         state=state, inputs=inputs, resume=args.resume, annotate=not args.no_video,
-                        annotate_scale=args.annotate_scale, max_frames=args.max_frames)
+                        annotate_scale=args.annotate_scale, max_frames=args.max_frames,
+                        reference=args.reference)
     progress = _Progress(meta.declared_frames, meta.fps)
 
     def note(text: str) -> None:

@@ -36,8 +36,9 @@ from service.pipeline.components import (
 )
 from service.pipeline.frames import LazyBGR, project
 from service.pipeline.opening import decide_opening
+from service.pipeline.recover import open_or_rebuild
 from service.pipeline.timing import FrameVerdict, TimingMonitor
-from service.pipeline.video import ReadStatus, concat_parts, probe, read_frames
+from service.pipeline.video import ReadStatus, concat_parts, read_frames
 from service.report.annotate import Annotator
 from service.report.shots import ShotRecorder
 
@@ -59,6 +60,7 @@ class AnalyzeConfig:
     i420: bool = True  # hand vision the decoder's YUV planes (no colour conversion unless a picture is drawn)
     skip_b_deblock: bool = True  # decode B pictures without the deblocking filter (service.pipeline.video)
     max_frames: int | None = None
+    reference: Path | None = None  # a complete recording of the same camera: parameter sets to rebuild a cut mp4
     # ball id -> table mm at the first frame analysed, when known; default: the `balls` of --state or of the
     # inputs' opening state line (service.pipeline.identity)
     positions: dict[str, tuple[float, float]] | None = None
@@ -321,15 +323,17 @@ def analyze(
         cfg = replace(cfg, positions=identity.statements(cfg.state, cfg.inputs).initial)
     prev = ck.claim(cfg.out, cfg.video, cfg.resume)  # before anything is written there
     run = _Run(cfg, hooks, judge)
-    try:
-        meta = probe(cfg.video)
-    except ValueError as exc:  # not a video at all, or its header is gone (an mp4 cut before its index)
+    try:  # an mp4 cut before its index is rebuilt from its media data (service.pipeline.recover)
+        video, raw_fps, meta, rebuilt = open_or_rebuild(cfg.video, cfg.out, cfg.reference)
+    except ValueError as exc:  # not a video at all, or its index is gone and it cannot be rebuilt
         status = ReadStatus(error=str(exc))
         run.note(f"the video could not be read: {exc}")
         run.open_outputs(append=False)
         run.close_outputs()
         return _finish(run, cfg, status, status, TimingMonitor(30.0), 0)
     fps = meta.fps
+    if rebuilt:
+        run.note(f"the file was cut before its index was written: {rebuilt}")
     timing = TimingMonitor(fps)
     start_frame, stages = 0, None
     if prev is not None and not prev.complete:
@@ -373,8 +377,8 @@ def analyze(
     frames_done, last_index, last_t, stopped_early = 0, start_frame - 1, 0.0, False
     watch: ViewWatch | None = None
     try:
-        frames = (read_frames(cfg.video, status, max(start_frame, 0), cfg.threads, cfg.i420,
-                               cfg.skip_b_deblock)
+        frames = (read_frames(video, status, max(start_frame, 0), cfg.threads, cfg.i420, cfg.skip_b_deblock,
+                              raw_fps)
                   if start_frame >= 0 else iter(()))
         for fr in frames:
             bgr = LazyBGR(fr.image)
@@ -420,6 +424,8 @@ def analyze(
         if run.annotator:
             run.annotator.cut()
         run.close_outputs()
+    if rebuilt and not status.error:  # read to the end of what was rebuilt: the cut itself
+        status.error = f"the file is cut short (its index was never written; {rebuilt})"
     if status.error:
         run.note(f"the video could not be read to the end: {status.error}; analysed up to {last_t:.2f} s")
     for d in status.damaged:  # frames it held are missing; the timing monitor counts them as dropped

@@ -171,6 +171,6 @@ def missing_index(path: Path, max_boxes: int = 64) -> str | None:
     if not found or found[0] != b"ftyp" or b"mdat" not in found or {b"moov", b"moof"} & set(found):
         return None
     return ("the file holds video data but no index (no 'moov' box): the recording was cut before the recorder "
-            "wrote its index, so no frame in it can be located. A repair tool that rebuilds the index from a "
-            "complete recording of the same camera (such as untrunc) can recover it; cameras that record MPEG-TS "
-            "or fragmented MP4 leave files that stay readable up to the cut")
+            "wrote its index, so no player can locate its frames. `analyze` rebuilds an H.264 one from its media "
+            "data, by itself where the camera repeats its parameter sets in the stream, else with --reference "
+            "and a complete recording of the same camera and settings")

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import av
 import numpy as np
@@ -58,10 +59,18 @@ class ReadStatus:
         return self.error is None
 
 
-def probe(path: Path) -> ReadStatus:
+def open_video(path: Path, raw_fps: float | None = None) -> Any:
+    """The container; `raw_fps` reads an Annex B H.264 stream at that rate (one rebuilt by
+    `service.pipeline.recover`: it carries no timestamps, so frame i is at i / raw_fps)."""
+    if raw_fps is None:
+        return av.open(str(path))
+    return av.open(str(path), format="h264", options={"framerate": f"{raw_fps:g}"})
+
+
+def probe(path: Path, raw_fps: float | None = None) -> ReadStatus:
     """fps, size and declared frame count without decoding; raises ValueError for an unreadable file."""
     try:
-        with av.open(str(path)) as container:
+        with open_video(path, raw_fps) as container:
             if not container.streams.video:
                 raise ValueError(f"{path}: no video stream")
             s = container.streams.video[0]
@@ -79,11 +88,11 @@ def _why(path: Path, exc: Exception) -> str:
     return f"{exc}; {cause}" if cause else str(exc)
 
 
-def first_frames(path: Path, n: int = 2) -> tuple[int, ReadStatus]:
+def first_frames(path: Path, n: int = 2, raw_fps: float | None = None) -> tuple[int, ReadStatus]:
     """How many of the first n frames decode, and the read status after them (its `error` when reading stopped).
     Two tell a video from a single picture (a JPEG or PNG that FFmpeg opens as a one-frame stream)."""
     status = ReadStatus()
-    frames = read_frames(path, status)
+    frames = read_frames(path, status, raw_fps=raw_fps)
     got = sum(1 for _, _ in zip(range(n), frames, strict=False))
     frames.close()  # type: ignore[attr-defined]
     return got, status
@@ -96,7 +105,7 @@ def is_i420(image: np.ndarray) -> bool:
 
 def read_frames(
     path: Path, status: ReadStatus, start_frame: int = 0, threads: int = 0, i420: bool = False,
-    skip_b_deblock: bool = False,
+    skip_b_deblock: bool = False, raw_fps: float | None = None,
 ) -> Iterator[Frame]:
     """Decode `path` frame by frame from `start_frame`. A packet that does not decode is skipped and the
     stretch recorded in `status.damaged` when frames decode after it; when none do, reading stops there and
@@ -109,7 +118,7 @@ def read_frames(
     analysis does for speed.
     """
     try:
-        container = av.open(str(path))
+        container = open_video(path, raw_fps)
     except av.error.FFmpegError as exc:
         status.error = f"cannot open video: {_why(path, exc)}"
         return

@@ -142,15 +142,20 @@ def test_a_frame_dropped_just_before_the_end_of_a_whole_file_is_no_cut(tmp_path:
     assert status.frames_read == N - 2 and status.error is None, status
 
 
+def _cut_before_index(whole: Path, to: Path) -> Path:
+    to.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    return to
+
+
 def test_an_mp4_cut_before_its_index_says_why_it_cannot_be_read(tmp_path: Path) -> None:
-    """A recorder writes the index (moov) last: a recording cut before that holds frames no reader can find.
-    The error names that cause, where FFmpeg only says 'invalid data'; other unreadable files keep its words."""
+    """A recorder writes the index (moov) last: a recording cut before that holds frames no player can find.
+    Without parameter sets in the stream nor a reference, the error names that cause (FFmpeg only says 'invalid
+    data') and what would rebuild it; other unreadable files keep FFmpeg's words."""
     from service.pipeline.truncation import missing_index
     from service.pipeline.video import probe
 
     whole = textured_clip(tmp_path / "whole.mp4", "mp4")  # the index at the end, as a camera writes it
-    cut = tmp_path / "cut.mp4"
-    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    cut = _cut_before_index(whole, tmp_path / "cut.mp4")
     text = tmp_path / "notes.mp4"
     text.write_text("not a video")
     assert missing_index(whole) is None and missing_index(text) is None
@@ -163,6 +168,49 @@ def test_an_mp4_cut_before_its_index_says_why_it_cannot_be_read(tmp_path: Path) 
     with pytest.raises(ValueError) as exc:
         probe(text)
     assert "no index" not in str(exc.value)
-    out = tmp_path / "out"
-    res = analyze(AnalyzeConfig(video=cut, out=out, annotate=False))
-    assert res.frames == 0 and "no index" in str(res.read.error)
+    res = analyze(AnalyzeConfig(video=cut, out=tmp_path / "out", annotate=False), None, scripted_stages,
+                  counting_judge)
+    assert res.frames == 0 and "--reference" in str(res.read.error) and "could not be rebuilt" in str(res.read.error)
+
+
+@pytest.mark.parametrize("how", ["reference", "in-band"])
+def test_an_mp4_cut_before_its_index_is_rebuilt_and_analysed_up_to_the_cut(tmp_path: Path, how: str) -> None:
+    """The frames of a cut mp4 are walked out of its media data: with the parameter sets of a complete recording
+    of the same camera (`reference`), or those the camera repeats before each keyframe (x264 repeat-headers)."""
+    opts = {"x264-params": "repeat-headers=1:keyint=15"} if how == "in-band" else {}
+    whole = textured_clip(tmp_path / "whole.mp4", "mp4", None, opts)
+    reference = textured_clip(tmp_path / "other.mp4", "mp4") if how == "reference" else None
+    cut = _cut_before_index(whole, tmp_path / "cut.mp4")
+    res = analyze(AnalyzeConfig(video=cut, out=tmp_path / "out", annotate=False, reference=reference), None,
+                  scripted_stages, counting_judge)
+    with av.open(str(whole)) as c:  # the frames wholly inside the bytes kept
+        kept = sum(1 for q in c.demux(video=0) if q.size and q.pos + q.size <= cut.stat().st_size)
+    assert 0 < kept < N
+    # every one of them, but a B-frame group the cut broke (its pictures wait for a reference that is gone)
+    assert kept - 4 <= res.frames <= kept + 1, (res.frames, kept)  # a frame cut after its picture data may decode too
+    assert res.read.error is not None and "cut short" in res.read.error
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["fps"] == pytest.approx(30.0)  # the reference's rate, or the one the stream's SPS states
+    assert any("cut before its index" in n and "rebuilt" in n for n in summary["notes"]), summary["notes"]
+    events = (tmp_path / "out" / "events.jsonl").read_text().splitlines()
+    assert events  # the scripted stages saw frames
+
+
+def test_the_api_takes_a_cut_mp4_it_can_rebuild_and_says_why_it_refuses_one_it_cannot(tmp_path: Path) -> None:
+    inband = _cut_before_index(textured_clip(tmp_path / "a.mp4", "mp4", None, {"x264-params": "repeat-headers=1"}),
+                               tmp_path / "inband-cut.mp4")
+    bare = _cut_before_index(textured_clip(tmp_path / "b.mp4", "mp4"), tmp_path / "bare-cut.mp4")
+    srv = LiveServer(tmp_path / "data").start()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=10) as c:
+            r = c.post("/analyses", json={"video_path": str(bare)})
+            assert r.status_code == 400 and "no index" in r.json()["detail"] and "--reference" in r.json()["detail"]
+            assert str(tmp_path) not in r.json()["detail"]
+            job = c.post("/analyses", json={"video_path": str(inband)}).json()
+            wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] not in ("queued", "running"),
+                       "the analysis")
+            done = c.get(f"/analyses/{job['id']}").json()
+            assert done["status"] == "done" and done["message"].startswith("partly analysed"), done
+            assert "cut short" in done["message"]
+    finally:
+        srv.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +18,8 @@ from service.api import db
 from service.api.deps import SQLITE_MAX, JobsDep, RowId, SessionDep, SettingsDep
 from service.api.schemas import AnalysisBase, AnalysisCreate, AnalysisPublic
 from service.api.settings import Settings
-from service.pipeline.video import first_frames, probe
+from service.pipeline.recover import open_or_rebuild
+from service.pipeline.video import first_frames
 
 router = APIRouter(prefix="/analyses", tags=["analyses"])
 
@@ -40,10 +42,11 @@ def _public(session: db.sqlite3.Connection, a: db.AnalysisRow) -> AnalysisPublic
 def check_video(video: Path) -> None:
     """Refuse (400, saying why) what cannot be analysed: not a video, no decodable frame, a single picture."""
     try:
-        probe(video)
+        with tempfile.TemporaryDirectory() as tmp:  # an mp4 cut before its index that can be rebuilt is taken
+            rebuilt, raw_fps, _, _ = open_or_rebuild(video, Path(tmp), None)
+            got, status = first_frames(rebuilt, raw_fps=raw_fps)
     except ValueError as exc:  # the file's name, not where the server keeps it
         raise HTTPException(status_code=400, detail=f"not a readable video: {_named(exc, video)}") from exc
-    got, status = first_frames(video)
     if got == 0:
         why = _named(Exception(status.error), video) if status.error else "the stream is empty"
         raise HTTPException(status_code=400,
