@@ -139,7 +139,7 @@ def read_frames(
         status.width, status.height = int(stream.codec_context.width), int(stream.codec_context.height)
         status.declared_frames = int(stream.frames or 0)
         tb = stream.time_base or Fraction(1, 90000)
-        if start_frame > 0:
+        if start_frame > 0 and raw_fps is None:  # a raw stream has no timestamps to seek by: decoded from its start
             # Seek to the keyframe before the target, then decode forward; indices come from timestamps.
             target = int((start_frame - 0.5) / float(rate) / float(tb))
             try:

@@ -214,3 +214,17 @@ def test_the_api_takes_a_cut_mp4_it_can_rebuild_and_says_why_it_refuses_one_it_c
             assert "cut short" in done["message"]
     finally:
         srv.stop()
+
+
+def test_a_rebuilt_stream_read_from_a_frame_on_gives_the_same_frames(tmp_path: Path) -> None:
+    """A resumed analysis of a rebuilt stream reads it from a frame on: a raw stream has no timestamps to seek by,
+    so it is decoded from its start and the frames before are skipped, with the same indices and pictures."""
+    from service.pipeline.recover import rebuild
+
+    cut = _cut_before_index(textured_clip(tmp_path / "a.mp4", "mp4", None, {"x264-params": "repeat-headers=1"}),
+                            tmp_path / "cut.mp4")
+    rb = rebuild(cut, tmp_path / "rebuilt.h264")
+    every = [(f.index, f.image.copy()) for f in read_frames(rb.path, ReadStatus(), raw_fps=rb.fps)]
+    later = [(f.index, f.image) for f in read_frames(rb.path, ReadStatus(), 10, raw_fps=rb.fps)]
+    assert len(every) > 12 and [i for i, _ in later] == [i for i, _ in every[10:]]
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(every[10:], later, strict=True))
