@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import av
 import httpx
@@ -60,6 +61,16 @@ def videos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
+def partly_analysed(c: httpx.Client, video: Path) -> dict[str, Any]:
+    """Analyse `video` through the API; the finished job, which must say the file was cut short."""
+    job = c.post("/analyses", json={"video_path": str(video)}).json()
+    wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] not in ("queued", "running"), "the analysis")
+    done: dict[str, Any] = c.get(f"/analyses/{job['id']}").json()
+    assert done["status"] == "done" and done["message"].startswith("partly analysed"), done
+    assert "cut short" in done["message"]
+    return done
+
+
 def read_all(path: Path) -> ReadStatus:
     status = ReadStatus()
     for _ in read_frames(path, status):
@@ -90,12 +101,7 @@ def test_the_report_and_the_api_say_a_transport_stream_was_cut(videos: dict[str,
     srv = LiveServer(tmp_path / "data").start()
     try:
         with httpx.Client(base_url=srv.url, timeout=10) as c:
-            job = c.post("/analyses", json={"video_path": str(video)}).json()
-            wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] not in ("queued", "running"),
-                       "the analysis")
-            done = c.get(f"/analyses/{job['id']}").json()
-            assert done["status"] == "done" and done["message"].startswith("partly analysed"), done
-            assert "cut short" in done["message"]
+            done = partly_analysed(c, video)
             assert "the file is cut short" in c.get(done["report_url"]).text
     finally:
         srv.stop()
@@ -206,12 +212,7 @@ def test_the_api_takes_a_cut_mp4_it_can_rebuild_and_says_why_it_refuses_one_it_c
             r = c.post("/analyses", json={"video_path": str(bare)})
             assert r.status_code == 400 and "no index" in r.json()["detail"] and "--reference" in r.json()["detail"]
             assert str(tmp_path) not in r.json()["detail"]
-            job = c.post("/analyses", json={"video_path": str(inband)}).json()
-            wait_until(lambda: c.get(f"/analyses/{job['id']}").json()["status"] not in ("queued", "running"),
-                       "the analysis")
-            done = c.get(f"/analyses/{job['id']}").json()
-            assert done["status"] == "done" and done["message"].startswith("partly analysed"), done
-            assert "cut short" in done["message"]
+            partly_analysed(c, inband)
     finally:
         srv.stop()
 
