@@ -273,7 +273,8 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     # A ball that left its rest clearly (a kink of kink_z, a real speed), along the line of centres from a moving
     # ball within the gate of touching it and no other ball near: the start proves the touch, so a margin near
     # zero is agreement, not doubt (flagging it flagged the cleanest first contacts: 7 of 56 sample shots).
-    proven = not striker_still and z >= s.kink_z and speed >= s.kink_min_mm_s
+    proven = (not striker_still and z >= s.kink_z and speed >= s.kink_min_mm_s
+              and not _touching_other(w, x, other, anchor, t_c))  # a third ball there could have sent it off
     near = -np.inf if proven else (margin if abs(margin) > s.review_band_mm else -1.0)
     conf, review = kink_confidence(z, speed, near, s)
     if conf <= 0.0:
