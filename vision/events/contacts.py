@@ -269,18 +269,11 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
         # its start from rest is established (it left its rest position beyond the noise): the motion is
         # certain even when the short post-contact fit is not yet significant on its own
         z = max(z, s.kink_z)
-    striker_still = rest.anchor_at(other, t_c - 1.0 / fps) is not None
-    # A ball that left its rest clearly (a kink of kink_z, a real speed), along the line of centres from a moving
-    # ball within the gate of touching it and no other ball near: the start proves the touch, so a margin near
-    # zero is agreement, not doubt (flagging it flagged the cleanest first contacts: 7 of 56 sample shots).
-    proven = (not striker_still and z >= s.kink_z and speed >= s.kink_min_mm_s
-              and not _touching_other(w, x, other, anchor, t_c))  # a third ball there could have sent it off
-    near = -np.inf if proven else (margin if abs(margin) > s.review_band_mm else -1.0)
-    conf, review = kink_confidence(z, speed, near, s)
+    conf, review = kink_confidence(z, speed, margin if abs(margin) > s.review_band_mm else -1.0, s)
     if conf <= 0.0:
         return None
     a, b = (other, x)
-    po = fixed_pieces(hist, s, other, t_o, xy_o, t_c, striker_still)
+    po = fixed_pieces(hist, s, other, t_o, xy_o, t_c, rest.anchor_at(other, t_c - 1.0 / fps) is not None)
     idc = float(min(hist.id_conf[m % hist.size, a], hist.id_conf[m % hist.size, b]))
     return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px))
 
