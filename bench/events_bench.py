@@ -444,7 +444,8 @@ def _print(res: dict[str, Any], misses: list[str]) -> None:
         parts = [f"{k} {lat[k]['median_ms']:.0f} / {lat[k]['p95_ms']:.0f}" for k in
                  ("ball_contact", "cushion", "line_cross", "pot") if k in lat]
         print(f"released after (median / 95th percentile, ms of stream time): {', '.join(parts)}; "
-              f"within 100 ms: {res['moment_events_within_100ms']:.1%} (python -m bench.latency for every type)")
+              f"within 100 ms, pack contacts left out: {res['moment_events_within_100ms']:.1%} "
+              "(python -m bench.latency for every type)")
     sc = res["ball_contact_outside_clusters"]
     if sc:
         print(

@@ -42,18 +42,23 @@ class Latencies:
 
     released: dict[EventType, list[float]] = field(default_factory=dict)
     at_end: dict[EventType, int] = field(default_factory=dict)
+    # contacts passed on inside a struck pack: they wait, by design, for the cue ball's contact that caused them
+    pack: list[float] = field(default_factory=list)
 
     def add(self, e: Event, latency: float | None) -> None:
         if latency is None:
             self.at_end[e.type] = self.at_end.get(e.type, 0) + 1
-        else:
-            self.released.setdefault(e.type, []).append(latency)
+            return
+        self.released.setdefault(e.type, []).append(latency)
+        if e.type is EventType.BALL_CONTACT and e.extra.get("cluster"):
+            self.pack.append(latency)
 
     def merge(self, other: Latencies) -> None:
         for k, v in other.released.items():
             self.released.setdefault(k, []).extend(v)
         for k, n in other.at_end.items():
             self.at_end[k] = self.at_end.get(k, 0) + n
+        self.pack.extend(other.pack)
 
 
 def release_latencies(detector: EventDetector, frames: Iterable[BallStates]) -> tuple[list[Event], Latencies]:
@@ -90,21 +95,30 @@ def summary(lat: Latencies) -> dict[str, dict[str, float]]:
 
 
 def headline(lat: Latencies) -> float:
-    """Share of the moment events (contacts, cushions, lines, pots) released within LIMIT_S."""
+    """Share of the moment events (contacts, cushions, lines, pots) released within LIMIT_S, leaving out the
+    pack contacts, whose wait for their cause is documented (docs/event-schema.md, Latency)."""
     v = [x for t in HEADLINE for x in lat.released.get(t, [])]
+    for x in lat.pack:  # each pack contact is in released[BALL_CONTACT] once: take one copy out
+        v.remove(x)
     return float(np.mean(np.asarray(v) <= LIMIT_S + 1e-9)) if v else float("nan")
 
 
+def pack_summary(lat: Latencies) -> dict[str, float]:
+    """The pack contacts apart: count and median latency (ms)."""
+    v = np.asarray(lat.pack, dtype=float)
+    return {"n": float(len(v)), "median_ms": float(np.median(v) * 1000) if len(v) else float("nan")}
+
+
 def _recorded(root: Path) -> Iterator[tuple[str, Table, float, list[BallStates]]]:
-    from bench.replay import _case_meta, _store
+    from bench.replay import case_meta, store
     from synthetic.truth import find_cases
 
     for case in find_cases(root):
-        path = _store(case) / "states.pkl"
+        path = store(case) / "states.pkl"
         if not path.exists():
             print(f"  {case.name}: no recording (python -m bench.replay record --cases {root} --only {case.name})")
             continue
-        table, _, _, _, fps = _case_meta(case)
+        table, _, _, _, fps = case_meta(case)
         with path.open("rb") as f:
             yield case.name, table, fps, pickle.load(f)
 
@@ -144,9 +158,11 @@ def run(cases: str = "kinematic", n: int = 12, seed: int = 0, verbose: bool = Tr
         "n_cases": sum(n_cases.values()),
         "per_type": summary(total),
         "moment_events_within": headline(total),
+        "pack": pack_summary(total),
         "limit_ms": LIMIT_S * 1000,
         "by_fps": {
-            f"{fps:g}": {"n_cases": n_cases[fps], "per_type": summary(lat), "moment_events_within": headline(lat)}
+            f"{fps:g}": {"n_cases": n_cases[fps], "per_type": summary(lat), "moment_events_within": headline(lat),
+                         "pack": pack_summary(lat)}
             for fps, lat in sorted(by_fps.items())
         },
     }
@@ -167,7 +183,8 @@ def _print(res: dict[str, Any]) -> None:
             print(f"  {name:<15}{v['n']:>6.0f}{v['median_ms']:>11.0f}{v['p95_ms']:>9.0f}{v['max_ms']:>9.0f}"
                   f"{v['within']:>11.1%}{v['at_end']:>8.0f}")
         print(f"  contacts, cushions, lines and pots released within {res['limit_ms']:.0f} ms: "
-              f"{g['moment_events_within']:.1%}")
+              f"{g['moment_events_within']:.1%} (leaving out {g['pack']['n']:.0f} pack contacts, which wait for "
+              f"the cue ball's contact by design: median {g['pack']['median_ms']:.0f} ms)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,7 @@ from vision.types import BallStates
 ROOT = Path("out/replay")
 
 
-def _store(case: Path) -> Path:
+def store(case: Path) -> Path:
     """Where a case's recording lives: one folder per case set, so two sets never overwrite each other."""
     return ROOT / case.resolve().parent.name / case.name
 
@@ -46,7 +46,7 @@ class RecordingPerception:
         return getattr(self.inner, name)
 
 
-def _case_meta(case: Path) -> tuple[Any, list[Any], list[dict[str, Any]], str, float]:
+def case_meta(case: Path) -> tuple[Any, list[Any], list[dict[str, Any]], str, float]:
     from calibration.table import Table, TableSpec
     from service.pipeline.compare import truth_inputs
 
@@ -60,7 +60,7 @@ def _case_meta(case: Path) -> tuple[Any, list[Any], list[dict[str, Any]], str, f
 def record(case: Path) -> Path:
     from service.pipeline.run import AnalyzeConfig, Stages, analyze, default_stages
 
-    table, _, inputs, game, _ = _case_meta(case)
+    table, _, inputs, game, _ = case_meta(case)
     rec: list[RecordingPerception] = []
 
     def factory(cfg: AnalyzeConfig, tbl: Any, image: np.ndarray, fps: float) -> Stages:
@@ -69,7 +69,7 @@ def record(case: Path) -> Path:
         rec.append(r)
         return Stages(st.calibration, r, st.detector)
 
-    out = _store(case)
+    out = store(case)
     analyze(AnalyzeConfig(video=case / "video.mp4", out=out / "analyze", table=table.spec.name, game=game,
                           inputs=inputs, annotate=False), stage_factory=factory)
     path = out / "states.pkl"
@@ -82,8 +82,8 @@ def replay(case: Path) -> dict[str, Any]:
     from service.pipeline.compare import compare_verdicts, match_events
     from service.pipeline.components import make_event_detector
 
-    table, truth, inputs, game, fps = _case_meta(case)
-    with (_store(case) / "states.pkl").open("rb") as f:
+    table, truth, inputs, game, fps = case_meta(case)
+    with (store(case) / "states.pkl").open("rb") as f:
         states: list[BallStates] = pickle.load(f)
     det = make_event_detector(table, fps)
     found = [e for s in states for e in det.update(s)] + det.flush()
@@ -116,7 +116,7 @@ def dump_diffs(case: Path, diffs: list[str], found: list[Any], margin_s: float =
     margin), so the layer at fault can be read off."""
     from rules.events import EventType
 
-    _, truth, _, _, _ = _case_meta(case)
+    _, truth, _, _, _ = case_meta(case)
     starts = [e.t for e in truth if e.type is EventType.SHOT_START]
     ends = [e.t for e in truth if e.type is EventType.SHOT_END]
     for d in diffs:
@@ -150,12 +150,12 @@ def main(argv: list[str] | None = None) -> int:
     shots = agree = carried = flagged = wrong_flagged = 0
     for case in cases:
         if a.what == "record":
-            if (_store(case) / "states.pkl").exists() and not a.force:
-                print(f"kept {_store(case)} (--force to record again)", flush=True)
+            if (store(case) / "states.pkl").exists() and not a.force:
+                print(f"kept {store(case)} (--force to record again)", flush=True)
                 continue
             print(f"recorded {record(case)}", flush=True)
             continue
-        if not (_store(case) / "states.pkl").exists():
+        if not (store(case) / "states.pkl").exists():
             hint = f"python -m bench.replay record --cases {a.cases} --only {case.name}"
             print(f"{case.name}: no recording (run `{hint}`)")
             continue

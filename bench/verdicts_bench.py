@@ -49,8 +49,9 @@ def default_cases(size: tuple[int, int], fps: float, seed: int) -> Path:
 def review_figures(shots: int, agree: int, flagged: int, wrong_flagged: int) -> dict[str, float]:
     """How much the referee is asked to look at, and whether the wrong verdicts are among it."""
     wrong = shots - agree
+    share = wrong_flagged / wrong if wrong else float("nan")  # no wrong verdict: no share to meet or miss
     return {"flagged": flagged, "flagged_share": flagged / shots if shots else 0.0, "wrong": wrong,
-            "wrong_flagged": wrong_flagged, "wrong_flagged_share": wrong_flagged / wrong if wrong else 1.0}
+            "wrong_flagged": wrong_flagged, "wrong_flagged_share": share}
 
 
 def review_line(res: dict[str, Any]) -> str:

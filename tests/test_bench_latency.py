@@ -58,3 +58,8 @@ def test_summary_and_headline_count_what_they_say() -> None:
     assert s["shot_end"]["at_end"] == 1 and s["shot_end"]["n"] == 1
     assert headline(lat) == pytest.approx(2 / 3)  # shot_end is not a moment event
     assert math.isnan(headline(Latencies()))
+    # a contact passed on inside a pack waits for its cause by design: counted in its type, not in the headline
+    lat.add(Event(EventType.BALL_CONTACT, 1.0, 60, balls=("3", "7"), extra={"cluster": True}), 0.4)
+    lat.add(Event(EventType.BALL_CONTACT, 1.0, 60, balls=("C", "3")), 0.4)
+    assert summary(lat)["ball_contact"]["n"] == 2 and len(lat.pack) == 1
+    assert headline(lat) == pytest.approx(2 / 4)

@@ -30,3 +30,14 @@ def test_summary_names_failures_and_shows_benchmarks_it_has_no_rows_for() -> Non
     rows = _rows(table)
     assert any(r.startswith("identity") and "right_id" in r and "0.999" in r for r in rows)
     assert rows[-1].startswith("speed") and "FAILED" in rows[-1] and "no video" in rows[-1]
+
+
+def test_a_share_of_nothing_is_shown_as_such_not_as_a_miss() -> None:
+    from bench.verdicts_bench import review_figures
+
+    none_wrong = {"cases": 2, "shots": 5, "agree": 5, "agreement": 1.0, **review_figures(5, 5, 1, 0)}
+    some_wrong = {"cases": 2, "shots": 5, "agree": 3, "agreement": 0.6, **review_figures(5, 3, 2, 1)}
+    row = next(r for r in _rows(summary_table({"verdicts": none_wrong})) if "wrong verdicts among" in r)
+    assert "n/a" in row and not row.endswith(("yes", "NO"))
+    row = next(r for r in _rows(summary_table({"verdicts": some_wrong})) if "wrong verdicts among" in r)
+    assert "50.0 %" in row and row.endswith("NO")
