@@ -124,7 +124,7 @@ def _recorded(root: Path) -> Iterator[tuple[str, Table, float, list[BallStates]]
 
 
 def _simulated(which: str, n: int, seed: int) -> Iterator[tuple[str, Table, float, list[BallStates]]]:
-    from bench.events_bench import kinematic_cases, physics_cases
+    from bench.events_cases import kinematic_cases, physics_cases
     from bench.events_tracks import NoiseModel
 
     cases = physics_cases(range(seed, seed + n), 60.0, NoiseModel()) if which == "physics" else \

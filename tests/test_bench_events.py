@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.events_bench import flag_packs, rack_rank
+from bench.events_cases import flag_packs, rack_rank
 from calibration.table import Table
 from rules.events import Event, EventType
 

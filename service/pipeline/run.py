@@ -9,7 +9,6 @@ report, the joined annotated video) are made at the end from those files, not fr
 from __future__ import annotations
 
 import json
-import os
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -38,7 +37,7 @@ from service.pipeline.frames import LazyBGR, project
 from service.pipeline.opening import decide_opening
 from service.pipeline.recover import open_or_rebuild
 from service.pipeline.timing import FrameVerdict, TimingMonitor
-from service.pipeline.video import ReadStatus, concat_parts, read_frames
+from service.pipeline.video import ReadStatus, read_frames
 from service.report.annotate import Annotator
 from service.report.shots import ShotRecorder
 
@@ -470,16 +469,8 @@ def _finish(run: _Run, cfg: AnalyzeConfig, meta: ReadStatus, status: ReadStatus,
     from service.report.build import write_outputs
 
     if run.annotator:
-        parts = run.annotator.parts()
-        if parts:
-            concat_parts(parts, cfg.out / "annotated.mp4.tmp")
-            os.replace(cfg.out / "annotated.mp4.tmp", cfg.out / "annotated.mp4")
-            done = ck.load(cfg.out)
-            if done is not None and done.complete:  # parts are only kept for a resume
-                for p in parts:
-                    p.unlink()
-                if not any(run.annotator.parts_dir.iterdir()):
-                    run.annotator.parts_dir.rmdir()
+        done = ck.load(cfg.out)
+        run.annotator.join(cfg.out / "annotated.mp4", keep_parts=done is None or not done.complete)
     summary = {
         "video": str(cfg.video),
         "table": run.table.spec.name,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +11,7 @@ import cv2
 import numpy as np
 
 from rules.events import Event
-from service.pipeline.video import SegmentWriter
+from service.pipeline.video import SegmentWriter, concat_parts
 from service.report.shots import ball_colour, event_label
 
 TRAIL = 40  # frames of track drawn behind each ball
@@ -110,3 +111,17 @@ class Annotator:
 
     def parts(self) -> list[Path]:
         return sorted(self.parts_dir.glob("part-*.mp4"))
+
+    def join(self, out: Path, keep_parts: bool) -> None:
+        """Join the parts into `out` (atomically); the parts are dropped unless a resume may still need them."""
+        parts = self.parts()
+        if not parts:
+            return
+        concat_parts(parts, out.with_name(out.name + ".tmp"))
+        os.replace(out.with_name(out.name + ".tmp"), out)
+        if keep_parts:
+            return
+        for p in parts:
+            p.unlink()
+        if not any(self.parts_dir.iterdir()):
+            self.parts_dir.rmdir()
