@@ -14,7 +14,7 @@ from calibration.table import Table
 from rules.analysis import ShotFacts, analyse_shot
 from rules.corrections import corrected
 from rules.events import ASSERTED, Event, ball_confidence, start_confidence
-from rules.explain import build_review, explanation
+from rules.explain import build_review, explanation, unnamed_review
 from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
 from rules.frames import DEFAULT_PLAYERS, apply_state_line, initial_state, next_frame, state_from_header
 from rules.games import RULE_SETS, Outcome, RuleSet, ShotInput, score_shot
@@ -381,7 +381,9 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
         decisions_owed=tuple(decisions),
         result=result,
         winner=winner,
-        review=_start_review(build_review(facts, fouls, prep.review, cfg), rec, doubtful, cfg),
+        review=_start_review(build_review(facts, fouls, [*prep.review, *unnamed_review(
+            rs, facts, rec.start, [n.ball for n in (prep.nomination, nomination_during) if n is not None])], cfg),
+            rec, doubtful, cfg),
         explanation=explanation(st, rs, facts, rep, fouls, after, out, [*notes, *out.notes], spotted,
                                 next_player, result, winner, is_break, decisions, list(dict.fromkeys(readings)),
                                 theirs),

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from rules.analysis import Restored, ShotFacts
 from rules.chain import name
+from rules.events import Event
 from rules.fouls import Foul, FoulReport
 from rules.games import Outcome, RuleSet
 from rules.settings import RulesSettings
@@ -56,6 +57,29 @@ def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], 
     _ = fouls
     reasons = list(dict.fromkeys(reasons))
     return Review(bool(reasons), tuple(reasons), tuple(events))
+
+
+def unnamed_review(rs: RuleSet, facts: ShotFacts, start: Event, nominated: Sequence[str | None]) -> list[str]:
+    """Where the game counts ball numbers (71: a pot scores its number, a nomination names a ball), a pot or
+    a nominated ball whose id vision could only label (extra `unnamed`) leaves the points to the referee.
+    In Free, Combined and Dynamic every ivory ball counts one and is never named: no flag there (2.1, 3.1, 4.1
+    allow unnumbered balls)."""
+    if not rs.numbered_values and rs.nominate.value == "none":
+        return []
+    out = [f"{name(p.ball)} potted: vision could not read its number (the label is its own), and the points "
+           f"rest on it ({rs.clauses.get('pot', '')})".replace(" ()", "")
+           for p in facts.potted if p.ball in unnamed_of(p.event)]
+    start_unnamed = set(unnamed_of(start))
+    for b in dict.fromkeys(x for x in nominated if x):
+        if b in start_unnamed:
+            out.append(f"the nominated {name(b)}: vision could not read which ball carries that number")
+    return out
+
+
+def unnamed_of(e: Event) -> list[str]:
+    """The ids an event marks `unnamed` (schema 1.7), else none."""
+    v = e.extra.get("unnamed")
+    return [str(b) for b in v] if isinstance(v, list) else []
 
 
 def _restored_once(facts: ShotFacts) -> list[Restored]:

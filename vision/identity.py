@@ -34,6 +34,11 @@ def from_position_map(
     return {b: (k, 1.0) for b, k in m.items()}
 
 
+# The identity confidence from_rack gives a detection that fits no rack slot: the id is a label, not the ball's
+# number. The tracker keeps the two apart (Track.named), so this value never reaches the events as a swap risk.
+UNNAMED = 0.1
+
+
 def from_rack(
     table: Table, dets: Detections, ids: tuple[str, ...], order: tuple[str, ...] = RUSSIAN_RACK_ORDER
 ) -> dict[str, tuple[int, float]]:
@@ -63,7 +68,7 @@ def from_rack(
     rest_ids = [b for b in ids if b not in out]
     rest_dets = sorted((k for k in range(len(dets)) if k not in used), key=lambda k: tuple(dets.xy_mm[k]))
     for b, k in zip(rest_ids, rest_dets, strict=False):
-        out[b] = (k, 0.1)
+        out[b] = (k, UNNAMED)
     return out
 
 

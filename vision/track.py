@@ -20,6 +20,7 @@ from vision.hands import in_hand
 from vision.hypotheses import class_cost, hypotheses, leave_cost
 from vision.identity import (
     COLOURED_ID,
+    UNNAMED,
     ColourModel,
     from_position_map,
     from_rack,
@@ -30,6 +31,13 @@ from vision.trackstate import Occluded, Track, TrackerConfig, hold, kf_update, m
 from vision.types import BallClass, BallState, BallStates, Detections
 
 __all__ = ["Occluded", "Track", "TrackSet", "TrackerConfig"]  # Track, TrackerConfig: defined in vision.trackstate
+
+# Identity confidence of an ivory ball the tracker labels without knowing its number: from the first frame it is
+# as sure a track as a named one (the number is carried apart, in `Track.named`) ...
+FRESH_ID_CONF = 0.9
+# ... and one that appears mid-stream with no ball gone to account for it may be a followed ball found again
+# (asserted, below RulesSettings.review_confidence: a verdict resting on it is marked)
+APPEARED_ID_CONF = 0.5
 
 _DEFINITE = (BallClass.COLOURED, BallClass.IVORY)
 
@@ -69,12 +77,16 @@ class TrackSet:
                     tr = self.tracks[b]
                     tr.kf = kalman.make_filter(np.asarray(xy, float))
                     tr.state, tr.id_conf, tr.rest_xy = BallState.HIDDEN, 0.8, np.asarray(xy, float)
+                    tr.named = True
             got.update(self._coloured_by_class(dets, got))
         else:
             got = from_rack(self.table, dets, self.ids)
         for b, (k, idc) in got.items():
             tr = self.tracks[b]
             tr.kf = kalman.make_filter(dets.xy_mm[k])
+            # a detection no rack slot names: an ivory ball under a label, followed from here as surely as any
+            tr.named = idc > UNNAMED or b == COLOURED_ID
+            idc = idc if tr.named else FRESH_ID_CONF
             tr.state, tr.id_conf, tr.conf = BallState.STATIONARY, idc, float(dets.confidence[k])
             tr.rest_xy = dets.xy_mm[k].copy()
             tr.history.append(dets.xy_mm[k].copy())
@@ -110,7 +122,7 @@ class TrackSet:
             tr = self.tracks[b]
             tr.kf = kalman.make_filter(np.asarray(xy, float))
             tr.state, tr.id_conf, tr.misses, tr.removed = BallState.STATIONARY, id_conf, 0, False
-            tr.rest_xy = np.asarray(xy, float)
+            tr.rest_xy, tr.named = np.asarray(xy, float), True
             tr.history.clear()
             self._expected.pop(b, None)
 
@@ -145,8 +157,9 @@ class TrackSet:
     def relabel(self, positions: dict[str, tuple[float, float]], id_conf: float) -> set[str]:
         """Give stated ids to the resting tracks nearest the stated places (within `spot_tol_mm`, one track
         per place, minimum total distance). Tracks swap contents, so no ball is duplicated: a ball in play
-        whose id was taken keeps its track under a freed id (identity confidence 0.1); a freed id with no ball
-        for it is UNKNOWN (never POTTED: the event layer would read a ball leaving the bed as a pot).
+        whose id was taken keeps its track under a freed id, which is a label, not its number (`named` False;
+        the track still follows that ball, so its identity confidence is kept); a freed id with no ball for it
+        is UNKNOWN (never POTTED: the event layer would read a ball leaving the bed as a pot).
         Returns the ids placed."""
         ids = [b for b in positions if b in self.tracks]
         live = [tr for tr in self.tracks.values() if tr.in_play and tr.state != BallState.MOVING]
@@ -160,7 +173,7 @@ class TrackSet:
         displaced = [t for t in moves if t not in moves.values()]
         for t, s in moves.items():
             self.tracks[t] = old[s]
-            self.tracks[t].ball, self.tracks[t].removed = t, False
+            self.tracks[t].ball, self.tracks[t].removed, self.tracks[t].named = t, False, True
             self.tracks[t].id_conf = max(id_conf, self.tracks[t].id_conf if s == t else 0.0)
         for s, t in zip(vacated, displaced, strict=True):  # equal lengths: moves is one-to-one
             if not old[t].in_play:
@@ -168,7 +181,7 @@ class TrackSet:
                 continue
             self.tracks[s] = old[t]
             self.tracks[s].ball = s
-            self.tracks[s].id_conf = min(self.tracks[s].id_conf, 0.1)
+            self.tracks[s].named = s == COLOURED_ID  # the one coloured ball is named by its colour
         for b in moves:
             self._expected.pop(b, None)
         return set(moves)
@@ -323,7 +336,7 @@ class TrackSet:
             tr.ball, tr.off_colour_since = name, None
             if not tr.in_play:
                 self.tracks[name] = Track(name, kalman.make_filter(np.zeros(2)))
-        ta.id_conf = max(ta.id_conf, 0.8)  # the colour names it: one coloured ball in the set
+        ta.id_conf, ta.named = max(ta.id_conf, 0.8), True  # the colour names it: one coloured ball in the set
         tb.id_conf = min(tb.id_conf, 0.3)
 
     def _covered_at_rest(self, tr: Track, dets: Detections, k: int, occluded: Occluded | None) -> bool:
@@ -464,9 +477,13 @@ class TrackSet:
             # of each kind, the ball that left play last is the likeliest to come back: the ball in hand just
             # lifted, the ball potted or jumped off in the shot the referee now spots again
             tr = min(cands, key=lambda c: (order.get(c.state, 3), -c.left_t))
-            tr.id_conf = 0.3 if tr.state != BallState.UNKNOWN or np.isfinite(tr.left_t) else 0.1
+            if tr.state != BallState.UNKNOWN or np.isfinite(tr.left_t):
+                tr.id_conf, tr.named = 0.3, True  # of the balls that left play, the likeliest: a guess among few
+            else:
+                # a ball never tracked: its id is a label; a ball seen nowhere before may be one followed already
+                tr.id_conf, tr.named = APPEARED_ID_CONF, False
             if want_col:
-                tr.id_conf = 0.8  # the colour names it: the set has one coloured ball (as `_swap`)
+                tr.id_conf, tr.named = 0.8, True  # the colour names it: the set has one coloured ball (as `_swap`)
             tr.odd_colour_xy = dets.xy_mm[k].copy() if slow and k in slow else None
             tr.kf = kalman.make_filter(dets.xy_mm[k])
             tr.state, tr.misses, tr.still = BallState.STATIONARY, 0, 0
@@ -488,6 +505,7 @@ class TrackSet:
         tr = self.tracks[b]
         tr.kf = kalman.make_filter(xy)
         tr.state, tr.misses, tr.still, tr.id_conf, tr.removed = BallState.STATIONARY, 0, 0, 0.9, False
+        tr.named = True
         tr.rest_xy = xy.copy()
         tr.history.clear()
         tr.history.append(tr.xy)
@@ -506,4 +524,5 @@ class TrackSet:
             state=np.array([int(tr.state) for tr in trs], dtype=np.int8),
             confidence=np.array([tr.conf if tr.misses == 0 else tr.conf * 0.5 for tr in trs]),
             id_confidence=np.array([tr.id_conf for tr in trs]),
+            named=np.array([tr.named for tr in trs], dtype=bool),
         )

@@ -68,7 +68,11 @@ class Track:
     ball: str
     kf: KalmanFilter
     state: BallState = BallState.UNKNOWN
+    # how sure the tracker is that this track still follows the ball it followed (no swap with another): 0..1
     id_conf: float = 0.0
+    # whether the ball's number is known (the rack, a stated place, a spot, the colour); False: its id is a label
+    # the tracker gave an ivory ball it could not name, kept for as long as it follows that ball
+    named: bool = True
     conf: float = 0.0
     misses: int = 0
     still: int = 0

@@ -105,7 +105,10 @@ class BallStates:
     vel_mm_s: np.ndarray  # (B, 2) float
     state: np.ndarray  # (B,) int8 codes of BallState
     confidence: np.ndarray  # (B,) position confidence 0..1
-    id_confidence: np.ndarray  # (B,) identity confidence 0..1
+    id_confidence: np.ndarray  # (B,) identity confidence 0..1: no swap with another ball
+    # (B,) bool: the ball's number is known; False where the id labels an ivory ball vision could not name.
+    # None (an older producer): every ball named
+    named: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         b = len(self.ids)
@@ -114,6 +117,8 @@ class BallStates:
         self.state = _check("state", np.asarray(self.state, dtype=np.int8), (None,), b)
         self.confidence = _check("confidence", np.asarray(self.confidence, dtype=float), (None,), b)
         self.id_confidence = _check("id_confidence", np.asarray(self.id_confidence, dtype=float), (None,), b)
+        named = np.ones(b, dtype=bool) if self.named is None else np.asarray(self.named, dtype=bool)
+        self.named = _check("named", named, (None,), b)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -134,4 +134,7 @@ def test_potted_ball_comes_back_only_when_a_ball_stays_put() -> None:
         st = ts.step(dets([(0.0, 0.0), (TABLE.rear_line_x, 0.0)], seed=f), f / FPS)
     assert st.state_of("2") == BallState.STATIONARY
     assert np.hypot(*(st.xy_mm[1] - (TABLE.rear_line_x, 0.0))) < 3
-    assert st.id_confidence[1] < 0.5  # the tracker cannot know which ball was spotted
+    # the tracker cannot know which ball was spotted: the id is a label, and a ball from nowhere may be one it
+    # follows already, so what it does is asserted at most at the edge and flagged (below review_confidence)
+    assert st.named is not None and not st.named[1]
+    assert st.id_confidence[1] <= 0.5

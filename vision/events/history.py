@@ -28,6 +28,7 @@ class History:
         self.valid = np.zeros((size, b), dtype=bool)
         self.state = np.full((size, b), BallState.UNKNOWN, dtype=np.int8)
         self.id_conf = np.ones((size, b))
+        self.named = np.ones((size, b), dtype=bool)  # the ball's number is known (BallStates.named)
         self.conf = np.ones((size, b))  # position confidence: under 0.5 a disc read inside an occluder's blob
         self.newest = -1  # counter of the newest frame
         self._filled: tuple[tuple[int, int, int, int], tuple[np.ndarray, np.ndarray]] | None = None
@@ -44,6 +45,7 @@ class History:
         self.valid[k] = ((s.state == _SEEN[0]) | (s.state == _SEEN[1])) & np.isfinite(s.xy_mm).all(axis=1)
         conf = s.id_confidence
         self.id_conf[k] = np.clip(np.where(np.isnan(conf), 1.0, conf), 0.0, 1.0)
+        self.named[k] = True if s.named is None else s.named  # None: a recording made before the field
         self.conf[k] = np.clip(np.nan_to_num(s.confidence, nan=1.0), 0.0, 1.0)  # as id_conf: unknown is no doubt
         return self.newest
 

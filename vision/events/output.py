@@ -111,6 +111,7 @@ class OutputLogic:
     def _emit(self, ev: Event) -> None:
         if ev.type is EventType.SHOT_START and "start_confidence" in ev.extra:
             ev = self._stamp_identity(ev)
+        ev = self._stamp_unnamed(ev)
         self._note_emitted(ev)
         self.out.append(replace(ev, frame=self._frame_of(ev.t)))
 
@@ -128,6 +129,16 @@ class OutputLogic:
         sc = float(ev.extra["start_confidence"])
         extra = {**ev.extra, "ball_confidence": round(idc, 4)}
         return replace(ev, confidence=round(min(ev.confidence, sc * idc), 4), extra=extra)
+
+    def _stamp_unnamed(self, ev: Event) -> Event:
+        """Extra `unnamed`: the event's balls (for shot_start and shot_end, the balls of `positions`) whose id
+        is a label vision gave a ball it could not name, at the event's frame. Their number is unknown; what
+        the event says of that ball, and its `confidence`, stand."""
+        h = self.hist
+        balls = list(ev.positions or {}) if ev.type in (EventType.SHOT_START, EventType.SHOT_END) else ev.agents
+        n = h.counter_at(ev.t) % h.size
+        unnamed = [b for b in balls if b in h.ids and not h.named[n, h.ids.index(b)]]
+        return replace(ev, extra={**ev.extra, "unnamed": unnamed}) if unnamed else ev
 
     def _frame_of(self, t: float) -> int:
         """The last frame at or before t (the convention of the synthetic ground truth)."""
