@@ -4,6 +4,7 @@
     python -m bench.events_bench --cases physics --n 3 # synthetic.scenarios through the full physics
     python -m bench.events_bench --cases DIR           # synthetic case folders (truth.json + truth.npz)
     python -m bench.events_bench --cases DIR --source tracker
+    python -m bench.events_bench --cases DIR --source recorded  # the tracker's states bench.replay recorded
     python -m bench.events_bench --cases DIR --analyzed WORK  # the events.jsonl that analyze wrote per case
 
 A detected event matches a truth event of the same type and key (balls for a contact, ball and cushion
@@ -140,8 +141,8 @@ def run(
 ) -> dict[str, Any]:
     """Run the benchmark; print and return the figures. `analyzed`: a folder of analyze outputs, one per case
     (`bench.verdicts_bench --work` leaves one), whose events are scored instead of detecting them here."""
-    if source not in ("truth-noisy", "tracker"):
-        raise ValueError(f"source must be 'truth-noisy' or 'tracker', got {source!r}")
+    if source not in ("truth-noisy", "tracker", "recorded"):
+        raise ValueError(f"source must be 'truth-noisy', 'tracker' or 'recorded', got {source!r}")
     nm = noise if noise is not None else NoiseModel()
     if str(cases_dir) == "physics":
         if source != "truth-noisy":
@@ -159,7 +160,7 @@ def run(
         if analyzed is not None:
             source = f"analyze ({analyzed})"
     # the real tracker's states are judged with its own noise model, as analyze does; noisy truth with the default
-    settings = event_settings() if source == "tracker" else None
+    settings = event_settings() if source in ("tracker", "recorded") else None
     counts: dict[str, dict[str, int]] = {str(t): {"tp": 0, "fp": 0, "fn": 0} for t in EventType}
     errors: dict[str, list[float]] = {str(t): [] for t in EventType}
     first_ok = first_n = n_cases = 0
@@ -351,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         help="folder of synthetic cases (truth.json + truth.npz [+ video.mp4]), 'physics' (synthetic.scenarios "
         "played by the physics, --n seeds) or 'kinematic' (default: bench.events_scenarios, --n per kind)",
     )
-    ap.add_argument("--source", default="truth-noisy", choices=("truth-noisy", "tracker"))
+    ap.add_argument("--source", default="truth-noisy", choices=("truth-noisy", "tracker", "recorded"))
     ap.add_argument("--n", type=int, default=12, help="kinematic set: shots per kind")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print the result dict as JSON at the end")

@@ -134,9 +134,30 @@ def folder_cases(root: Path, source: str, noise: NoiseModel, analyzed: Path | No
             t = np.arange(gt.n_frames) / gt.fps
             nm = NoiseModel(noise.sigma_rest_mm, noise.sigma_moving_mm, noise.p_miss, noise.seed + k)
             states = noisy_states(t, gt.pos_mm, gt.state, gt.ids, nm, visible=gt.visible)
+        elif source == "recorded":
+            got = _recorded_states(folder)
+            if got is None:
+                print(f"  {folder.name}: no recording (python -m bench.replay record --cases {root}), skipped")
+                continue
+            states = got
         else:
             states = _tracker_states(folder, gt, table)
         yield Case(folder.name, table, gt.fps, gt.events, states)
+
+
+def _recorded_states(folder: Path) -> list[BallStates] | None:
+    """The real tracker's states of a case as `bench.replay record` kept them (analyze's own run, identity
+    news included), or None when the case has no recording."""
+    import pickle
+
+    from bench.replay import store
+
+    path = store(folder) / "states.pkl"
+    if not path.exists():
+        return None
+    with path.open("rb") as f:
+        states: list[BallStates] = pickle.load(f)
+    return states
 
 
 def _tracker_states(folder: Path, gt: Any, table: Table) -> list[BallStates]:

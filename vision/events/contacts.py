@@ -18,12 +18,15 @@ from calibration.table import Table
 from vision.events.fit import LineFit, first_time_within, fit_line
 from vision.events.history import History
 from vision.events.kink import Pieces, RestLookup, best_split
+from vision.events.neighbours import rival_striker, through_neighbour, touching_other
 from vision.events.settings import EventSettings, noise_model
 
 # Each ball of a weak kink must show the impulse by at least one standard error of its own velocity change:
 # noise alone puts one ball there 16 % of the time and both 2.5 %; in a collision of two moving balls both
 # mostly are, when their combined reading is a weak kink (each carries about half of it)
 _BOTH_SHOW_Z = 1.0
+# A start from rest another moving ball could have caused as well (neighbours.rival_striker): for review, at this
+_RIVAL_CONF = 0.45
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class Contact:
     confidence: float
     review: bool
     pieces: tuple[Pieces, Pieces]
+    rival: bool = False  # a start from rest another moving ball could have caused as well (`rival_striker`)
 
 
 @dataclass(frozen=True)
@@ -86,8 +90,8 @@ def verify_in(w: Window, a: int, b: int) -> Contact | None:
         # a resting ball set moving (b first: the caller names the starting ball b)
         x = b if b in still else a
         got = _from_rest(w, x, a if x == b else b)
-        if (got is not None and got.confidence >= 0.5) or len(still) == 2:
-            return got
+        if (got is not None and (got.confidence >= 0.5 or got.rival)) or len(still) == 2:
+            return got  # a rival's doubt is about who struck x: a split reading the same start cannot lift it
         if got is not None:
             # the resting ball hardly moved (the impulse went on through the balls touching it, Newton's
             # cradle): the striker's own kink may prove the contact where the start cannot
@@ -175,7 +179,7 @@ def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = Non
         slack = s.kink_z * closing * kink_time_error(kinked, t_k, s)
         x, y = (a, b) if kinked is pa else (b, a)
         if abs(gap_k) > s.contact_gate_mm and (
-            abs(gap_k) > s.contact_gate_mm + slack or _touching_other(w, x, y, kinked.pre.at(t_k), t_k)
+            abs(gap_k) > s.contact_gate_mm + slack or touching_other(w, x, y, kinked.pre.at(t_k), t_k)
         ):
             return None  # the kink happened with the balls apart: another collision made it
     # a weak kink read by both moving balls, each pushed away from the other (one impulse, equal and opposite),
@@ -263,7 +267,7 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < np.cos(np.radians(40.0)) * speed:
         return _first_step(w, x, other, j, px)
     margin = dist - 2 * radius
-    if _through_neighbour(hist, rest, x, other, anchor, p_o, t_c - 1.0 / fps, dist, radius, s):
+    if through_neighbour(hist, rest, x, other, anchor, p_o, t_c - 1.0 / fps, dist, radius, s):
         return None
     if rest.moving_at(x, hist.time(n_hi)):
         # its start from rest is established (it left its rest position beyond the noise): the motion is
@@ -272,10 +276,15 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     conf, review = kink_confidence(z, speed, margin if abs(margin) > s.review_band_mm else -1.0, s)
     if conf <= 0.0:
         return None
+    rival = rival_striker(w, x, other, anchor, t_c, v, px.post.sigma_v)
+    if rival:
+        # another moving ball was as near, and its line of centres fits the start as well or better: the start
+        # proves one of them struck x, not this one (reported, not asserted; a later, longer fit may decide)
+        conf, review = min(conf, _RIVAL_CONF), True
     a, b = (other, x)
     po = fixed_pieces(hist, s, other, t_o, xy_o, t_c, rest.anchor_at(other, t_c - 1.0 / fps) is not None)
     idc = float(min(hist.id_conf[m % hist.size, a], hist.id_conf[m % hist.size, b]))
-    return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px))
+    return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px), rival)
 
 
 def _ways_off(w: Window, anchor: np.ndarray, u: np.ndarray, run: float) -> list[np.ndarray]:
@@ -395,50 +404,6 @@ def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces, anchor_o: np
     po = fixed_pieces(hist, s, other, t_all, xy_all, t_c, True)
     idc = float(min(hist.id_conf[j % hist.size, other], hist.id_conf[j % hist.size, x]))
     return Contact(other, x, float(t_c), s.kink_z, speed, need, u, conf * idc, review, (po, px))
-
-
-def _touching_other(w: Window, x: int, partner: int, p_x: np.ndarray, t: float) -> bool:
-    """Was a ball other than `partner` within the contact gate of ball x (at p_x) at time t? Its position
-    is its rest anchor, or its samples interpolated at t."""
-    for y in range(len(w.hist.ids)):
-        if y in (x, partner):
-            continue
-        q = w.rest.anchor_at(y, t)
-        if q is None:
-            ty, xy = w.hist.track(y, w.n_lo, w.n_hi)
-            if len(ty) < 2 or not float(ty[0]) <= t <= float(ty[-1]):
-                continue
-            q = np.array([np.interp(t, ty, xy[:, 0]), np.interp(t, ty, xy[:, 1])])
-        if abs(float(np.hypot(*(q - p_x))) - 2 * w.radius) <= w.s.contact_gate_mm:
-            return True
-    return False
-
-
-def _through_neighbour(
-    hist: History,
-    rest: RestLookup,
-    x: int,
-    striker: int,
-    anchor: np.ndarray,
-    p_striker: np.ndarray,
-    t_before: float,
-    dist: float,
-    radius: float,
-    s: EventSettings,
-) -> bool:
-    """Did the striker reach a resting ball touching x before x itself? Then it struck that one, which
-    passed the impulse on to x (Newton's cradle): x's start proves no contact with the striker. The
-    striker's centre at x's start is compared with both rest centres from the same samples, so its own
-    error cancels; a neighbour is preferred only when nearer by more than the position noise."""
-    for y in range(len(hist.ids)):
-        if y in (x, striker):
-            continue
-        q = rest.anchor_at(y, t_before)
-        if q is None or float(np.hypot(*(q - anchor))) - 2 * radius > s.cause_gap_mm:
-            continue  # not at rest touching x
-        if float(np.hypot(*(q - p_striker))) < dist - 2 * s.noise_moving_mm:
-            return True
-    return False
 
 
 def fixed_pieces(

@@ -164,6 +164,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             extra["margin_mm"] = round(c.margin_mm, 2)
         if c.review:
             extra["review"] = True
+        if c.rival:
+            extra["why"] = "another moving ball was as near when the resting ball started, as well aligned"
         pa, pb = c.pieces
         if pa.at_rest_before and pb.at_rest_before and (
             float(np.hypot(*(pa.pre.p0 - pb.pre.p0))) - 2 * self.R <= self.s.frozen_tol_mm

@@ -1,0 +1,102 @@
+"""The other balls around a contact: a second moving ball that could have struck the same resting ball, a
+ball touching the kinked one, a resting neighbour the striker reached first (Newton's cradle)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vision.events.history import History
+from vision.events.kink import RestLookup
+from vision.events.settings import EventSettings
+
+if TYPE_CHECKING:
+    from vision.events.contacts import Window
+
+# A start from rest two moving balls could have caused: unless the other's line of centres is farther from the
+# direction of start by more than this (or two sigmas of that direction), the contact is for review
+RIVAL_MIN_DEG = 5.0
+
+
+def rival_striker(w: Window, x: int, striker: int, anchor: np.ndarray, t_c: float, v: np.ndarray,
+                   sigma_v: float) -> bool:
+    """Was another moving ball within the gate of x (resting at `anchor`) when x started, with its line of
+    centres not clearly farther from x's direction of start than the striker's (by that direction's noise:
+    two sigmas, at least `RIVAL_MIN_DEG`)? A ball at rest leaves along the line of centres of what hit it,
+    so then the start does not say which of the two struck it."""
+    speed = float(np.hypot(*v))
+    s, radius = w.s, w.radius
+
+    def angle(q: np.ndarray) -> float:
+        rel = anchor - q
+        c = float(np.dot(v, rel)) / max(speed * float(np.hypot(*rel)), 1e-9)
+        return float(np.degrees(np.arccos(np.clip(c, -1.0, 1.0))))
+
+    def where(y: int) -> tuple[np.ndarray, float] | None:
+        ty, xy = w.hist.track(y, w.n_lo, w.n_hi)
+        if len(ty) < 2 or not float(ty[0]) <= t_c <= float(ty[-1]):
+            return None
+        q = np.array([np.interp(t_c, ty, xy[:, 0]), np.interp(t_c, ty, xy[:, 1])])
+        return q, float(np.max(np.hypot(*np.diff(xy, axis=0).T)))
+
+    mine = where(striker)
+    if mine is None:
+        return False
+    noise = max(2.0 * float(np.degrees(sigma_v / max(speed, 1e-9))), RIVAL_MIN_DEG)
+    for y in range(len(w.hist.ids)):
+        if y in (x, striker) or w.rest.anchor_at(y, t_c - 1.0 / w.fps) is not None:
+            continue  # a ball at rest beside x is a pack's business (clusters), not a rival striker
+        got = where(y)
+        if got is None:
+            continue
+        q, step = got
+        if float(np.hypot(*(q - anchor))) - 2 * radius > s.contact_gate_mm + step:
+            continue
+        if angle(q) < angle(mine[0]) + noise:
+            return True  # not clearly the worse fit: the start cannot tell which of the two struck x
+    return False
+
+
+def touching_other(w: Window, x: int, partner: int, p_x: np.ndarray, t: float) -> bool:
+    """Was a ball other than `partner` within the contact gate of ball x (at p_x) at time t? Its position
+    is its rest anchor, or its samples interpolated at t."""
+    for y in range(len(w.hist.ids)):
+        if y in (x, partner):
+            continue
+        q = w.rest.anchor_at(y, t)
+        if q is None:
+            ty, xy = w.hist.track(y, w.n_lo, w.n_hi)
+            if len(ty) < 2 or not float(ty[0]) <= t <= float(ty[-1]):
+                continue
+            q = np.array([np.interp(t, ty, xy[:, 0]), np.interp(t, ty, xy[:, 1])])
+        if abs(float(np.hypot(*(q - p_x))) - 2 * w.radius) <= w.s.contact_gate_mm:
+            return True
+    return False
+
+
+def through_neighbour(
+    hist: History,
+    rest: RestLookup,
+    x: int,
+    striker: int,
+    anchor: np.ndarray,
+    p_striker: np.ndarray,
+    t_before: float,
+    dist: float,
+    radius: float,
+    s: EventSettings,
+) -> bool:
+    """Did the striker reach a resting ball touching x before x itself? Then it struck that one, which
+    passed the impulse on to x (Newton's cradle): x's start proves no contact with the striker. The
+    striker's centre at x's start is compared with both rest centres from the same samples, so its own
+    error cancels; a neighbour is preferred only when nearer by more than the position noise."""
+    for y in range(len(hist.ids)):
+        if y in (x, striker):
+            continue
+        q = rest.anchor_at(y, t_before)
+        if q is None or float(np.hypot(*(q - anchor))) - 2 * radius > s.cause_gap_mm:
+            continue  # not at rest touching x
+        if float(np.hypot(*(q - p_striker))) < dist - 2 * s.noise_moving_mm:
+            return True
+    return False
