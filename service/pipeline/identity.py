@@ -2,8 +2,8 @@
 referee inputs) and the rules engine's spotted balls (1.25), handed to the perception stage.
 
 Vision names balls from the rack order at a break; anywhere else it needs a position map, or the ids of
-ivory balls are guesses (identity confidence 0.1). Everything here runs at the start, at a verdict or at a
-stated time: nothing per frame beyond one time comparison while a statement is pending.
+ivory balls are labels (`BallStates.named` False, events `unnamed`). Everything here runs at the start, at a
+verdict or at a stated time: nothing per frame beyond one time comparison while a statement is pending.
 """
 
 from __future__ import annotations
@@ -126,5 +126,6 @@ def opening_note(opening: str, st: Statements) -> tuple[str, str]:
         return "rack", "ball ids: from the rack order (5.3) and the coloured ball's colour"
     return "unknown", ("ball ids: UNKNOWN - the recording starts from a position and no position was stated "
                        "(give --state with \"balls\": {id: [x, y]} or a state line in --inputs); ivory balls "
-                       "off the rack places carry identity confidence 0.1, so ball numbers (and Russian 71 pot "
-                       "values) in the events are guesses")
+                       "are followed under labels (events say `unnamed`, the video draws them as \"3?\"): "
+                       "their events stand, their numbers (and Russian 71 pot values) are guesses and such pots "
+                       "are marked for review")

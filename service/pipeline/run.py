@@ -406,7 +406,9 @@ def analyze(
                 run.on_event(e, bgr)
                 at_rest = e.type is EventType.SHOT_END or (at_rest and e.type is not EventType.SHOT_START)
             if run.annotator:
-                run.annotator.draw(bgr(), fr.index, fr.t, px)
+                named = states.named if states.named is not None else ()
+                run.annotator.draw(bgr(), fr.index, fr.t, px,
+                                   {b for b, n in zip(states.ids, named, strict=False) if not n})
             if at_rest and fr.t - run.last_ckpt_t >= cfg.checkpoint_every_s:  # a shot boundary
                 _checkpoint(run, fr.index + 1, fr.t, timing, stages)
             frames_done += 1

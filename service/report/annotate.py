@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,7 +59,9 @@ class Annotator:
     def set_status(self, text: str) -> None:
         self._status = text
 
-    def draw(self, image: np.ndarray, frame: int, t: float, balls_px: dict[str, tuple[float, float]]) -> None:
+    def draw(self, image: np.ndarray, frame: int, t: float, balls_px: dict[str, tuple[float, float]],
+             unnamed: Collection[str] = ()) -> None:
+        """One frame with the balls' tracks and ids (`unnamed`: ids that are labels, drawn with a '?')."""
         h, w = image.shape[:2]
         size = (max(2, round(w * self.scale)) // 2 * 2, max(2, round(h * self.scale)) // 2 * 2)
         img = cv2.resize(image, size, interpolation=cv2.INTER_AREA) if self.scale != 1.0 else image.copy()
@@ -73,7 +76,8 @@ class Annotator:
             if len(trail) >= 2:
                 cv2.polylines(img, [np.array(trail, np.int32).reshape(-1, 1, 2)], False, col, 1, cv2.LINE_AA)
             cv2.circle(img, p, max(4, round(12 * s)), col, 1, cv2.LINE_AA)
-            cv2.putText(img, ball, (p[0] + 6, p[1] - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.4, col, 1, cv2.LINE_AA)
+            label = f"{ball}?" if ball in unnamed else ball
+            cv2.putText(img, label, (p[0] + 6, p[1] - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.4, col, 1, cv2.LINE_AA)
         for ball in [b for b in self._trails if b not in seen]:
             del self._trails[ball]
         y = 18
