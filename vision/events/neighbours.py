@@ -47,6 +47,9 @@ def rival_striker(w: Window, x: int, striker: int, anchor: np.ndarray, t_c: floa
     for y in range(len(w.hist.ids)):
         if y in (x, striker) or w.rest.anchor_at(y, t_c - 1.0 / w.fps) is not None:
             continue  # a ball at rest beside x is a pack's business (clusters), not a rival striker
+        was = w.rest.anchor_at(y, w.hist.time(w.n_lo))
+        if was is not None and float(np.hypot(*(was - anchor))) - 2 * radius <= s.cause_gap_mm:
+            continue  # it rested touching x a moment ago: a pack set moving, whose impulses add (clusters)
         got = where(y)
         if got is None:
             continue
