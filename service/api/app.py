@@ -15,6 +15,7 @@ from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from calibration.table import list_specs
+from rules.events import SCHEMA_VERSION
 from service import judging
 from service.api.jobs import JobRunner
 from service.api.live import LiveHub
@@ -74,8 +75,10 @@ def create_app(settings: Settings | None = None, stage_factory: StageFactory = d
 
     @app.get("/meta", tags=["meta"])
     def meta() -> dict[str, object]:
-        """What the web page offers in its menus: games, tables, the default game."""
-        return {"games": judging.games(), "tables": list_specs(), "default_game": judging.DEFAULT_GAME}
+        """What the web page offers in its menus (games, tables, the default game) and the event schema version
+        that /matches/{id}/events speaks (docs/event-schema.md)."""
+        return {"games": judging.games(), "tables": list_specs(), "default_game": judging.DEFAULT_GAME,
+                "event_schema": SCHEMA_VERSION}
 
     @app.get("/", include_in_schema=False)
     def index(request: Request) -> RedirectResponse:

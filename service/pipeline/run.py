@@ -18,7 +18,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from calibration.table import Table
-from rules.events import Event, EventType, read_jsonl
+from rules.events import SCHEMA_VERSION, Event, EventType, read_jsonl
 from rules.numbering import Mark, Role, ShotNumbering, mark_event, mark_input
 from service import judging
 from service.pipeline import checkpoint as ck
@@ -475,6 +475,7 @@ def _finish(run: _Run, cfg: AnalyzeConfig, meta: ReadStatus, status: ReadStatus,
         run.annotator.join(cfg.out / "annotated.mp4", keep_parts=done is None or not done.complete)
     summary = {
         "video": str(cfg.video),
+        "event_schema": SCHEMA_VERSION,  # the version of events.jsonl's schema (docs/event-schema.md)
         "table": run.table.spec.name,
         "game": run.game,
         "fps": meta.fps,

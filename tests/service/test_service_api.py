@@ -154,6 +154,13 @@ def test_invalid_json_body_is_a_422_not_a_crash(client: httpx.Client) -> None:
     assert client.get("/health").json()["ok"] is True
 
 
+def test_meta_names_the_event_schema_the_events_resource_speaks(shared_client: httpx.Client) -> None:
+    from rules.events import SCHEMA_VERSION
+
+    meta = shared_client.get("/meta").json()
+    assert meta["event_schema"] == SCHEMA_VERSION and meta["default_game"] in meta["games"]
+
+
 def read_sse(client: httpx.Client, url: str, until: int, headers: dict[str, str] | None = None,
              timeout: float = 10.0, on_message: Any = None) -> list[tuple[str | None, str, Any]]:
     """(id, event, data) of each SSE message until `until` messages have arrived."""

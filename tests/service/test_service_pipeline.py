@@ -9,7 +9,7 @@ import av
 import pytest
 from svc_fakes import counting_judge, counting_judge_all, scripted_stages
 
-from rules.events import EventType, read_jsonl
+from rules.events import SCHEMA_VERSION, EventType, read_jsonl
 from service.pipeline import checkpoint as ck
 from service.pipeline.run import AnalyzeConfig, Hooks, analyze
 from service.pipeline.timing import FrameVerdict, TimingMonitor
@@ -41,6 +41,7 @@ def test_analyze_writes_every_output(clip: Path, tmp_path: Path) -> None:
     with av.open(str(out / "annotated.mp4")) as c:
         assert sum(1 for _ in c.decode(video=0)) == 120
     assert res.read.complete and "first shot: position" in " ".join(res.notes)
+    assert json.loads((out / "summary.json").read_text())["event_schema"] == SCHEMA_VERSION  # which reader to use
 
 
 def test_events_are_flushed_as_they_come(clip: Path, tmp_path: Path) -> None:
