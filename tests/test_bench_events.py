@@ -27,3 +27,20 @@ def test_flag_packs_marks_only_pairs_touching_at_the_start() -> None:
 def test_the_full_rack_hides_three_impulse_patterns() -> None:
     pairs, rank = rack_rank(Table.load())
     assert (pairs, rank) == (30, 27)  # 15 balls, 30 touching pairs, 2*15 - 3 rigid motions
+
+
+def test_a_miss_reported_by_a_review_flag_is_counted_apart_and_only_with_its_key_and_time() -> None:
+    from bench.events_bench import reported_for_review
+
+    fps = 60.0
+    truth = [Event(EventType.LINE_CROSS, 2.0, 120, ball="6", line="centre", to="front"),
+             Event(EventType.LINE_CROSS, 3.0, 180, ball="7", line="centre", to="front")]
+    found = [
+        Event(EventType.LINE_CROSS, 2.01, 120, confidence=0.38, ball="6", line="centre", to="front"),
+        Event(EventType.LINE_CROSS, 3.0, 180, confidence=0.38, ball="7", line="centre", to="rear"),  # other way
+        Event(EventType.LINE_CROSS, 3.1, 186, confidence=0.9, ball="7", line="centre", to="front"),  # asserted
+    ]
+    pairs = reported_for_review(truth, found, fps)
+    assert [(te.ball, fe.t) for te, fe in pairs] == [("6", 2.01)]
+    late = [Event(EventType.LINE_CROSS, 2.0 + 3 / fps, 123, confidence=0.38, ball="6", line="centre", to="front")]
+    assert reported_for_review(truth[:1], late, fps) == []  # three frames off: not this event
