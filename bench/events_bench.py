@@ -177,6 +177,7 @@ def run(
     errors: dict[str, list[float]] = {str(t): [] for t in EventType}
     first_ok = first_n = n_cases = 0
     kind_counts: dict[str, dict[str, int]] = {}
+    by_rate: dict[str, dict[str, dict[str, int]]] = {}  # frame rate -> target type -> tp / fp / fn
     solo = {"tp": 0, "fp": 0, "fn": 0}
     merged = {"tp": 0, "fp": 0, "fn": 0}
     by_speed = {"slow": [0, 0], "fast": [0, 0], "unknown": [0, 0]}  # [found, truth] below / at or above 60 mm/s
@@ -203,6 +204,11 @@ def run(
         kc = kind_counts.setdefault(kind, {"tp": 0, "fp": 0, "fn": 0})
         for group, sign in ((pairs, "tp"), (fn, "fn"), (fp, "fp")):
             kc[sign] += sum(1 for e in group if _etype(e) in (EventType.BALL_CONTACT, EventType.CUSHION))
+        rate = by_rate.setdefault(f"{case.fps:g} fps", {str(t): {"tp": 0, "fp": 0, "fn": 0} for t in TARGETS})
+        for group, sign in ((pairs, "tp"), (fn, "fn"), (fp, "fp")):
+            for e in group:
+                if str(_etype(e)) in rate:
+                    rate[str(_etype(e))][sign] += 1
         for te, fe in pairs:
             counts[str(te.type)]["tp"] += 1
             errors[str(te.type)].append(abs(te.t - fe.t) * case.fps)
@@ -274,6 +280,8 @@ def run(
         "n_shots": first_n,
         "seconds": round(time.time() - t_start, 1),
         "contacts_and_cushions_by_kind": by_kind,
+        "f1_by_frame_rate": {rate: {t: round(_prf(c)["f1"], 3) for t, c in v.items() if c["tp"] + c["fn"] + c["fp"]}
+                             for rate, v in sorted(by_rate.items())},
         "ball_contact_outside_clusters": {k: round(v, 3) for k, v in _prf(solo).items()} if flagged else {},
         "ball_contact_repeats_merged": {k: round(v, 3) for k, v in _prf(merged).items()},
         "ball_contact_recall_by_impulse": {
@@ -345,6 +353,8 @@ def _print(res: dict[str, Any], misses: list[str]) -> None:
     pairs, rank = rack_rank(Table.load())
     print(f"the full rack: {pairs} touching pairs, their impulses -> velocity changes of rank {rank}: "
           f"{pairs - rank} patterns of impulse through the pack move no ball differently, so no camera sees them")
+    for rate, v in res["f1_by_frame_rate"].items():
+        print(f"F1 at {rate}: " + ", ".join(f"{t} {f1:.3f}" for t, f1 in v.items()))
     print("ball contacts + cushions by scenario kind:")
     for kind, v in res["contacts_and_cushions_by_kind"].items():
         print(f"  {kind:<24} P {v['precision']:.3f}  R {v['recall']:.3f}  F1 {v['f1']:.3f}  ({v['n_truth']:.0f} true)")

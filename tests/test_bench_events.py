@@ -44,3 +44,13 @@ def test_a_miss_reported_by_a_review_flag_is_counted_apart_and_only_with_its_key
     assert [(te.ball, fe.t) for te, fe in pairs] == [("6", 2.01)]
     late = [Event(EventType.LINE_CROSS, 2.0 + 3 / fps, 123, confidence=0.38, ball="6", line="centre", to="front")]
     assert reported_for_review(truth[:1], late, fps) == []  # three frames off: not this event
+
+
+def test_the_f1_by_frame_rate_of_a_single_rate_set_is_the_headline() -> None:
+    from bench.events_bench import run
+
+    res = run(n_per_kind=1, verbose=False)
+    by_rate = res["f1_by_frame_rate"]
+    assert list(by_rate) == ["60 fps"]
+    for name, f1 in by_rate["60 fps"].items():
+        assert f1 == round(res["per_type"][name]["f1"], 3), name
