@@ -198,23 +198,22 @@ def run(
         found = [e for e in events if e.confidence >= MIN_CONF]
         pairs, fn, fp = match(case.truth, found, case.fps)
         flagged_fn = {id(te): fe for te, fe in reported_for_review(fn, events, case.fps)}
-        for te in fn:
-            counts[str(te.type)]["fn_review"] += int(id(te) in flagged_fn)
         kind = case.name.rsplit("-", 1)[0].rstrip("_0123456789") or case.name
         kc = kind_counts.setdefault(kind, {"tp": 0, "fp": 0, "fn": 0})
-        for group, sign in ((pairs, "tp"), (fn, "fn"), (fp, "fp")):
-            kc[sign] += sum(1 for e in group if _etype(e) in (EventType.BALL_CONTACT, EventType.CUSHION))
-        rate = by_rate.setdefault(f"{case.fps:g} fps", {str(t): {"tp": 0, "fp": 0, "fn": 0} for t in TARGETS})
+        rate = by_rate.setdefault(f"{case.fps:g} fps", {t: {"tp": 0, "fp": 0, "fn": 0} for t in TARGETS})
         for group, sign in ((pairs, "tp"), (fn, "fn"), (fp, "fp")):
             for e in group:
-                if str(_etype(e)) in rate:
-                    rate[str(_etype(e))][sign] += 1
+                et = _etype(e)
+                kc[sign] += int(et in (EventType.BALL_CONTACT, EventType.CUSHION))
+                if str(et) in rate:
+                    rate[str(et)][sign] += 1
         for te, fe in pairs:
             counts[str(te.type)]["tp"] += 1
             errors[str(te.type)].append(abs(te.t - fe.t) * case.fps)
         for e in fn:
             counts[str(e.type)]["fn"] += 1
             flag = flagged_fn.get(id(e))
+            counts[str(e.type)]["fn_review"] += int(flag is not None)
             said = f" (reported for review, confidence {flag.confidence:.2f})" if flag is not None else ""
             misses.append(f"{case.name}: missed{said} {e.to_json()[:140]}")
         for e in fp:
@@ -281,7 +280,7 @@ def run(
         "seconds": round(time.time() - t_start, 1),
         "contacts_and_cushions_by_kind": by_kind,
         "f1_by_frame_rate": {rate: {t: round(_prf(c)["f1"], 3) for t, c in v.items() if c["tp"] + c["fn"] + c["fp"]}
-                             for rate, v in sorted(by_rate.items())},
+                             for rate, v in sorted(by_rate.items(), key=lambda kv: float(kv[0].split()[0]))},
         "ball_contact_outside_clusters": {k: round(v, 3) for k, v in _prf(solo).items()} if flagged else {},
         "ball_contact_repeats_merged": {k: round(v, 3) for k, v in _prf(merged).items()},
         "ball_contact_recall_by_impulse": {

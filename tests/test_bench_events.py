@@ -38,7 +38,7 @@ def test_a_miss_reported_by_a_review_flag_is_counted_apart_and_only_with_its_key
     found = [
         Event(EventType.LINE_CROSS, 2.01, 120, confidence=0.38, ball="6", line="centre", to="front"),
         Event(EventType.LINE_CROSS, 3.0, 180, confidence=0.38, ball="7", line="centre", to="rear"),  # other way
-        Event(EventType.LINE_CROSS, 3.1, 186, confidence=0.9, ball="7", line="centre", to="front"),  # asserted
+        Event(EventType.LINE_CROSS, 3.01, 180, confidence=0.9, ball="7", line="centre", to="front"),  # asserted
     ]
     pairs = reported_for_review(truth, found, fps)
     assert [(te.ball, fe.t) for te, fe in pairs] == [("6", 2.01)]
