@@ -53,14 +53,18 @@ class Rectifier:
         self.z_mm = self.table.ball_radius
         self.map_x, self.map_y = self.grid_maps(self.x0, self.y0, self.w, self.h, s)
         self._full = cv2.convertMaps(self.map_x, self.map_y, cv2.CV_16SC2)
-        # I420 chroma: resampled on the grid of half the density (every other grid point) into persistent
-        # half-size planes, box by box, then upsampled to the full grid by cv2.resize (its scale, 1 + 1/w about
-        # the middle, is what detection was tuned on: a one-grey-level change in rounding moves stationary
-        # RMSE by 0.1 mm). Chroma planes are half size: camera pixel centres map as (p + 0.5) / 2 - 0.5.
-        hx, hy = self.map_x[::2, ::2], self.map_y[::2, ::2]
-        self.ch, self.cw = hx.shape
-        self._chroma_maps = cv2.convertMaps((hx + 0.5) / 2 - 0.5, (hy + 0.5) / 2 - 0.5, cv2.CV_16SC2)
-        self._half = (np.zeros((self.ch, self.cw), np.uint8), np.zeros((self.ch, self.cw), np.uint8))
+        # I420 chroma (half the resolution of luma) is resampled straight onto the full grid, box by box like
+        # luma (camera pixel centres map to chroma samples as (p + 0.5) / 2 - 0.5), where the grid point d
+        # takes the camera point of grid coordinate (d + 0.5) 2 c / n - 1 (c = ceil(n / 2)): the geometry of
+        # the half-density grid upsampled by cv2.resize that detection was tuned on (chroma lies about half a
+        # grid pixel off luma; the centres' measured bias grows without it), for a few per cent of the grid a
+        # frame instead of a whole-grid resize
+        qx = ((np.arange(self.w) + 0.5) * 2 * (-(-self.w // 2)) / self.w - 1).astype(np.float32)
+        qy = ((np.arange(self.h) + 0.5) * 2 * (-(-self.h // 2)) / self.h - 1).astype(np.float32)
+        gx, gy = np.meshgrid(qx, qy)
+        cx = cv2.remap(self.map_x, gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        cy = cv2.remap(self.map_y, gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        self._chroma_full = cv2.convertMaps((cx + 0.5) / 2 - 0.5, (cy + 0.5) / 2 - 0.5, cv2.CV_16SC2)
         self.bed_mask = self._bed_mask()
 
     def grid_maps(self, x0: float, y0: float, w: int, h: int, s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -106,21 +110,16 @@ class Rectifier:
         return cv2.merge(list(self.rectify_planes(frame)))
 
     def rectify_planes(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A BGR or I420 camera frame -> the (Y, Cr, Cb) planes of the bed, each (h, w) uint8.
-
-        I420 chroma has half the resolution of luma already, so it is resampled on a grid of half the density
-        and upsampled: the same information for a quarter of the remap work."""
+        """A BGR or I420 camera frame -> the (Y, Cr, Cb) planes of the bed, each (h, w) uint8."""
         planes = (np.empty((self.h, self.w), np.uint8), np.empty((self.h, self.w), np.uint8),
                   np.empty((self.h, self.w), np.uint8))
         self.rectify_box(frame, (0, 0, self.w, self.h), planes)
-        self.upsample_chroma(frame, planes)
         return planes
 
     def rectify_box(self, frame: np.ndarray, box: tuple[int, int, int, int],
                     planes: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         """Resample the grid box (x0, y0, x1, y1) of `planes` (Y, Cr, Cb) from `frame`: exactly the pixels the
-        whole grid would get. For I420 frames the chroma goes to the half-size planes: `upsample_chroma`
-        after the last box."""
+        whole grid would get."""
         x0, y0, x1, y1 = box
         layout = frame_layout(frame, self.camera.width, self.camera.height)
         m1, m2 = self._full[0][y0:y1, x0:x1], self._full[1][y0:y1, x0:x1]
@@ -130,20 +129,11 @@ class Rectifier:
             cv2.split(cv2.cvtColor(rect, cv2.COLOR_BGR2YCrCb), [py, pcr, pcb])
             return
         H, W = self.camera.height, self.camera.width
-        luma, chroma = _yuv_planes(frame, layout, H, W)
+        luma, (cb, cr) = _yuv_planes(frame, layout, H, W)
         cv2.remap(luma, m1, m2, cv2.INTER_LINEAR, dst=py, borderMode=cv2.BORDER_REPLICATE)
-        # every half-density sample the box's upsampling reads (linear: floor of (x + 0.5) cw / w - 0.5, + 1)
-        ja, jb = max(int((x0 + 0.5) * self.cw / self.w - 0.5) - 1, 0), min((x1 * self.cw) // self.w + 2, self.cw)
-        ia, ib = max(int((y0 + 0.5) * self.ch / self.h - 0.5) - 1, 0), min((y1 * self.ch) // self.h + 2, self.ch)
-        c1, c2 = self._chroma_maps[0][ia:ib, ja:jb], self._chroma_maps[1][ia:ib, ja:jb]
-        for src, half in ((chroma[0], self._half[0]), (chroma[1], self._half[1])):
-            cv2.remap(src, c1, c2, cv2.INTER_LINEAR, dst=half[ia:ib, ja:jb], borderMode=cv2.BORDER_REPLICATE)
-
-    def upsample_chroma(self, frame: np.ndarray, planes: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
-        """The full-grid chroma planes from the half-size ones (I420 frames; BGR boxes are complete)."""
-        if frame.ndim == 2:  # I420 or a YUVFrame
-            cv2.resize(self._half[0], (self.w, self.h), dst=planes[2], interpolation=cv2.INTER_LINEAR)
-            cv2.resize(self._half[1], (self.w, self.h), dst=planes[1], interpolation=cv2.INTER_LINEAR)
+        c1, c2 = self._chroma_full[0][y0:y1, x0:x1], self._chroma_full[1][y0:y1, x0:x1]
+        cv2.remap(cb, c1, c2, cv2.INTER_LINEAR, dst=pcb, borderMode=cv2.BORDER_REPLICATE)
+        cv2.remap(cr, c1, c2, cv2.INTER_LINEAR, dst=pcr, borderMode=cv2.BORDER_REPLICATE)
 
     def image_px(self, xy_mm: np.ndarray) -> np.ndarray:
         """Ball centres in table mm -> distorted image pixels (for drawing)."""
@@ -229,7 +219,6 @@ class ChangeRectifier:
         if self._ref is None or self._count % self.refresh_every == 0:
             self._count = 1
             self.rect.rectify_box(frame, (0, 0, self.rect.w, self.rect.h), self.planes)
-            self.rect.upsample_chroma(frame, self.planes)
             self._ref = coarse
             self.changed[:] = 255
             self.resampled_share = 1.0
@@ -255,7 +244,5 @@ class ChangeRectifier:
             self.rect.rectify_box(frame, box, self.planes)
             self._ref[y : y + h, x : x + w] = coarse[y : y + h, x : x + w]
             area += w * h
-        if contours:
-            self.rect.upsample_chroma(frame, self.planes)
         self.resampled_share = area / (self.bw * self.bh)
         return self.planes
