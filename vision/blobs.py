@@ -53,11 +53,12 @@ def mean_shift(
     scale = np.float32(1.0 / 255.0) if weights.dtype == np.uint8 else np.float32(1.0)
     r_out = np.float32(radius + 0.5)
     r_in2 = np.float32((0.9 * radius) ** 2)
+    one, zero = np.float32(1.0), np.float32(0.0)
     # few array operations per iteration (this runs on every moving ball every frame): x and y side by side
     for it in range(iterations + 1):
         ic = np.floor(c + 0.5).astype(np.intp)
-        lo, hi = ic.min(axis=0), ic.max(axis=0)
-        if lo[0] < n or lo[1] < n or hi[0] >= w - n or hi[1] >= h - n:  # clip at the border only
+        hi = ic.max(axis=0)
+        if ic.min() < n or hi[0] >= w - n or hi[1] >= h - n:  # clip at the border only
             gy = np.clip(ic[:, 1:] + oy[None], 0, h - 1)
             gx = np.clip(ic[:, :1] + ox[None], 0, w - 1)
             idx = gy * w + gx
@@ -73,7 +74,8 @@ def mean_shift(
         d2 = dx * dx
         d2 += dy * dy
         win = r_out - np.sqrt(d2)
-        np.clip(win, 0.0, 1.0, out=win)
+        np.minimum(win, one, out=win)  # a clip to 0..1 (np.clip's dispatch costs more than the work here)
+        np.maximum(win, zero, out=win)
         wts = patch * win
         total = wts.sum(axis=1)
         ok = total > 1e-6
@@ -84,7 +86,7 @@ def mean_shift(
         step += f
         if not ok.all():
             step[~ok] = 0.0
-        if it == iterations or np.all(np.abs(step).sum(axis=1) < 0.02):
+        if it == iterations or bool((np.abs(step).sum(axis=1) < 0.02).all()):
             inner = d2 <= r_in2
             fill = (patch * inner).sum(axis=1) / np.maximum(inner.sum(axis=1), 1)
             break

@@ -71,9 +71,8 @@ def hypotheses(
 
 def near_pocket(table: Table, p: np.ndarray) -> bool:
     """pocket_at, skipped for the bulk of the bed far from every pocket (it is called a lot)."""
-    near_end = abs(p[0]) > table.half_length - 200.0
-    near_middle = abs(p[0]) < 200.0
-    if abs(p[1]) < table.half_width - 200.0 or not (near_end or near_middle):
+    x, y = abs(float(p[0])), abs(float(p[1]))
+    if y < table.half_width - 200.0 or not (x > table.half_length - 200.0 or x < 200.0):
         return False
     return table.pocket_at(p) is not None
 
@@ -82,14 +81,14 @@ def mirror(table: Table, p: np.ndarray) -> np.ndarray:
     """Reflect a prediction that went through a cushion back onto the bed (not in pocket mouths)."""
     if near_pocket(table, p):
         return p
-    lim = np.array([table.half_length - table.ball_radius, table.half_width - table.ball_radius])
-    q = p.copy()
-    for a in range(2):
-        if q[a] > lim[a]:
-            q[a] = 2 * lim[a] - q[a]
-        elif q[a] < -lim[a]:
-            q[a] = -2 * lim[a] - q[a]
-    return q
+    # Python floats: called per track and frame, on two numbers
+    q = [float(p[0]), float(p[1])]
+    for a, lim in enumerate((table.half_length - table.ball_radius, table.half_width - table.ball_radius)):
+        if q[a] > lim:
+            q[a] = 2 * lim - q[a]
+        elif q[a] < -lim:
+            q[a] = -2 * lim - q[a]
+    return np.array(q)
 
 
 def class_cost(

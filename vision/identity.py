@@ -3,6 +3,8 @@ rack (Russian order, 5.3) with the coloured ball found by its class."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -128,23 +130,32 @@ class ColourModel:
         return np.array([[d, -b], [-cc, a]]) / (a * d - b * cc)
 
     def learn(self, coloured: bool, colour: np.ndarray) -> None:
-        c = np.asarray(colour, dtype=float)[1:3]
-        if not np.all(np.isfinite(c)):
+        # on Python floats: a 2-vector update per tracked ball per frame, where numpy's per-call cost is 10x the
+        # arithmetic
+        c0, c1 = float(colour[1]), float(colour[2])
+        if not (math.isfinite(c0) and math.isfinite(c1)):
             return
         m = self.mean[coloured]
         if m is None:
-            self.mean[coloured], self.n[coloured] = c.copy(), 1
+            self.mean[coloured], self.n[coloured] = np.array([c0, c1]), 1
             return
-        d = c - m
+        m0, m1 = m.tolist()
+        d0, d1 = c0 - m0, c1 - m1
         n = self.n[coloured] = self.n[coloured] + 1
+        (a, b), (cc, dd) = self.cov[coloured].tolist()
         if n > self.min_samples:  # clipped: one odd reading moves the model by at most foreign_sigma deviations
-            r = float(np.sqrt(d @ self._inv(coloured) @ d))
+            f2 = self.floor**2
+            ia, id_ = a + f2, dd + f2
+            det = ia * id_ - b * cc  # (cov + floor^2 I)^-1 = [[d, -b], [-c, a]] / det
+            i00, i01, i10, i11 = id_ / det, -b / det, -cc / det, ia / det
+            r = math.sqrt((d0 * i00 + d1 * i10) * d0 + (d0 * i01 + d1 * i11) * d1)
             if r > self.foreign_sigma:
-                d = d * (self.foreign_sigma / r)
-        self.mean[coloured] = m + self.alpha * d
+                d0, d1 = d0 * (self.foreign_sigma / r), d1 * (self.foreign_sigma / r)
+        self.mean[coloured] = np.array([m0 + self.alpha * d0, m1 + self.alpha * d1])
         # the exact sample covariance over the first min_samples readings, then a running one over about as many
         w = 1.0 / min(n - 1, self.min_samples)
-        self.cov[coloured] = self.cov[coloured] + w * (np.outer(d, d) - self.cov[coloured])
+        self.cov[coloured] = np.array([[a + w * (d0 * d0 - a), b + w * (d0 * d1 - b)],
+                                       [cc + w * (d1 * d0 - cc), dd + w * (d1 * d1 - dd)]])
 
     @property
     def ready(self) -> bool:
