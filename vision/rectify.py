@@ -56,9 +56,9 @@ class Rectifier:
         # I420 chroma (half the resolution of luma) is resampled straight onto the full grid, box by box like
         # luma (camera pixel centres map to chroma samples as (p + 0.5) / 2 - 0.5), where the grid point d
         # takes the camera point of grid coordinate (d + 0.5) 2 c / n - 1 (c = ceil(n / 2)): the geometry of
-        # the half-density grid upsampled by cv2.resize that detection was tuned on (chroma lies about half a
-        # grid pixel off luma; the centres' measured bias grows without it), for a few per cent of the grid a
-        # frame instead of a whole-grid resize
+        # the half-density grid upsampled by cv2.resize that detection was tuned on (scaled by 1 + 1/w about the
+        # middle: up to half a grid pixel off luma at the ends; without it the centres' measured bias grew),
+        # for a few per cent of the grid a frame instead of a whole-grid resize
         qx = ((np.arange(self.w) + 0.5) * 2 * (-(-self.w // 2)) / self.w - 1).astype(np.float32)
         qy = ((np.arange(self.h) + 0.5) * 2 * (-(-self.h // 2)) / self.h - 1).astype(np.float32)
         gx, gy = np.meshgrid(qx, qy)

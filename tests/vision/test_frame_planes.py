@@ -77,3 +77,45 @@ def test_coarse_grid_of_the_cropped_frame_equals_the_whole(frames: tuple[object,
         whole = cv2.remap(small, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         assert np.array_equal(cr.coarse(i420), whole)
         assert np.array_equal(cr.coarse(planes_frame(i420)), whole)
+
+
+def _crossing(profile: np.ndarray, level: float) -> float:
+    """Sub-pixel position of the first crossing of `level` along a 1-D profile."""
+    p = profile.astype(float)
+    j = int(np.argmax(np.abs(np.diff(np.sign(p - level)))))
+    return j + (level - p[j]) / (p[j + 1] - p[j])
+
+
+@pytest.mark.parametrize("col", [40, 880])
+def test_chroma_keeps_the_half_grid_upsampled_geometry(col: int) -> None:
+    """Chroma is remapped straight onto the full grid, on the geometry detection was tuned on (a half-density
+    grid upsampled by cv2.resize: scaled by 1 + 1/w about the middle, so up to half a grid pixel off luma at
+    the ends): a chroma step near either end lies where that geometry puts it, not where plain sampling would."""
+    w, h = 1920, 1080
+    cam = default_camera(TABLE, width=w, height=h, seed=3)
+    rect = Rectifier(cam, TABLE)
+    row = rect.h // 2
+    i420 = np.full((h * 3 // 2, w), 128, np.uint8)
+    cb = i420[h:].reshape(2, h // 2, w // 2)[0]
+    uc = int(rect.map_x[row, col] / 2)
+    cb[:, :uc], cb[:, uc:] = 60, 200
+    chroma = rect.rectify_planes(i420)[2][row]  # Cb
+    plain = cv2.convertMaps((rect.map_x + 0.5) / 2 - 0.5, (rect.map_y + 0.5) / 2 - 0.5, cv2.CV_16SC2)
+    naive = cv2.remap(cb, plain[0], plain[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[row]
+    c = -(-rect.w // 2)
+    offset = (col + 0.5) * 2 * c / rect.w - 1 - col  # grid coordinate sampled at column col, minus col
+    shift = _crossing(chroma, 130) - _crossing(naive, 130)
+    assert abs(offset) > 0.4 and shift == pytest.approx(-offset, abs=0.1)
+
+
+def test_a_box_resampled_alone_gives_the_whole_grids_pixels(frames: tuple[object, list[np.ndarray]]) -> None:
+    cam, i420s = frames
+    rect = Rectifier(cam, TABLE)  # type: ignore[arg-type]
+    whole = rect.rectify_planes(i420s[1])
+    box = (37, 21, 181, 95)
+    planes = tuple(np.zeros((rect.h, rect.w), np.uint8) for _ in range(3))
+    rect.rectify_box(planes_frame(i420s[1]), box, planes)  # type: ignore[arg-type]
+    x0, y0, x1, y1 = box
+    for a, b in zip(planes, whole, strict=True):
+        assert np.array_equal(a[y0:y1, x0:x1], b[y0:y1, x0:x1])
+        assert not a[:y0].any() and not a[y1:].any()
