@@ -42,6 +42,7 @@ class Contact:
     review: bool
     pieces: tuple[Pieces, Pieces]
     rival: bool = False  # a start from rest another moving ball could have caused as well (`rival_striker`)
+    knocked: bool = False  # b, at rest, left the view inside the frame (`knocked`): nothing of its own motion seen
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from vision.events.contacts import Contact, Window, pair_candidates, verify_in
 from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touch
 from vision.events.disturb import SETTLE_WAIT_S
 from vision.events.history import History
+from vision.events.knocked import vanish_candidates, verify_knocked
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop
 from vision.events.output import OutputLogic
@@ -137,8 +138,13 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         if m - 1 - self.W < h.oldest:
             return
         n_lo = m - 1 - self.W
+        win = Window(h, self.motion, s, m, n_lo, n_hi, self.R, self.fps, self.kinks, self.table)
         for a, b in pair_candidates(h, self.motion, m, self.R, s):
-            c = verify_in(Window(h, self.motion, s, m, n_lo, n_hi, self.R, self.fps, self.kinks, self.table), a, b)
+            c = verify_in(win, a, b)
+            if c is not None:
+                self._contact(c)
+        for a, b in vanish_candidates(h, self.motion, m, self.R, s):
+            c = verify_knocked(win, a, b)
             if c is not None:
                 self._contact(c)
         for ball in touch_candidates(h, self.motion, self.bound, m, self.R, s):
@@ -182,7 +188,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.last_hit[[c.a, c.b]] = np.maximum(self.last_hit[[c.a, c.b]], c.t)
             for x in (c.a, c.b):
                 self._kink(x, c.t)
-            self._frozen_push(c)
+            if not c.knocked:  # a ball knocked from view shows no way it went: no cushion read from it
+                self._frozen_push(c)
             for (x, name), t2 in list(self.last_touch.items()):  # a touch read before this contact
                 if x in (c.a, c.b):
                     self._returned(x, name, t2)
