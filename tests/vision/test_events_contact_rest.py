@@ -77,3 +77,43 @@ def test_run_that_does_not_trace_back_into_its_window_is_not_dated_by_it() -> No
     c = verify_in(w, 0, 1)
     if c is not None:
         assert h.time(w.n_lo) - 1.0 / FPS <= c.t <= h.time(w.n_hi), (c.t * FPS, w.n_lo, w.n_hi)
+
+
+class _BothRest(_Rest):
+    """As `_Rest`, but C rests touching ball 1 (at -2R) until ball 1 leaves: no ball ran in."""
+
+    def anchor_at(self, b: int, t: float) -> np.ndarray | None:
+        if b == 0:
+            return np.array([-2 * R, 0.0]) if t <= self.t_rest + 1e-9 else None
+        return super().anchor_at(b, t)
+
+    def moving_at(self, b: int, t: float) -> bool:
+        return t > self.t_rest + 1e-9
+
+
+def test_slow_kiss_below_the_kink_floor_gives_one_contact_for_review() -> None:
+    """C rolls into ball 1 at 55 mm/s and stops dead; ball 1 leaves at 55 mm/s, under the 60 mm/s floor on a
+    kink's speed change. Its start from rest is established within the window, so the start proves the touch:
+    one asserted contact, flagged for review (the margin lies within the band)."""
+    t_hit = 20.3 / FPS
+    t = np.arange(45) / FPS
+    b_x = 55.0 * np.maximum(t - t_hit, 0.0)
+    _, w = _start_window(b_x, t_hit, 55.0)
+    c = verify_in(w, 0, 1)
+    assert c is not None and 0.5 <= c.confidence <= 0.7 and c.review, c
+    assert abs(c.t - t_hit) * FPS < 1.0
+
+
+def test_slow_start_beside_a_resting_ball_is_no_asserted_contact() -> None:
+    """The same slow start of ball 1 with C at rest touching it (nothing ran in: the impulse came through C, or
+    the start is a creep): the floor stands, so no contact is asserted."""
+    t_hit = 20.3 / FPS
+    t = np.arange(45) / FPS
+    b_x = 55.0 * np.maximum(t - t_hit, 0.0)
+    c_x = np.full(len(t), -2 * R)
+    h = _history(c_x, b_x)
+    n_first = int(np.argmax(np.abs(b_x) > S.onset_mm))
+    m = n_first - 1
+    w = Window(h, _BothRest(h.time(m)), S, m, m - 1 - W, min(h.newest, n_first + D), R, FPS, {})
+    c = verify_in(w, 0, 1)
+    assert c is None or c.confidence < 0.5, c

@@ -53,3 +53,23 @@ def test_a_cut_ball_off_the_cushion_that_misses_the_cue_ball_is_one_contact(seed
     states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=800 + seed))
     found = [e for e in _contacts(detect_events(TABLE, 60.0, states)) if e.confidence >= 0.5 and e.t < 1.0]
     assert not [e for e in found if e.extra.get("returned")], found
+
+
+@pytest.mark.parametrize(("gap_mm", "aim_y_mm", "fps", "seed"), [(0.5, 0.0, 30.0, 0), (0.5, 20.0, 30.0, 1),
+                                                                 (1.5, 0.0, 30.0, 2), (1.5, 20.0, 30.0, 3),
+                                                                 (0.5, 0.0, 60.0, 4)])
+def test_ball_frozen_to_the_cushion_back_into_the_cue_ball_is_a_second_contact(
+    gap_mm: float, aim_y_mm: float, fps: float, seed: int
+) -> None:
+    """Ball 5 frozen to the rear cushion (its touch is read at the contact itself, `frozen`), hit straight or
+    a little off centre (it slides along the nose as it is driven in: the nose's friction): 5 comes back into
+    the cue ball within the frame, a second contact with 5 the striker."""
+    res = _hit_near_rear(gap_mm, aim_y_mm, fps)
+    truth = _contacts([e for e in res.events if e.t < 1.0])
+    assert [frozenset(e.balls or ()) for e in truth[:2]] == [frozenset({"C", "5"})] * 2
+    states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=900 + seed))
+    found = [e for e in detect_events(TABLE, fps, states) if e.confidence >= 0.5 and e.t < 1.0]
+    pairs, missed, _ = match(truth[:2], _contacts(found), fps)
+    assert len(pairs) == 2, (missed, found)
+    # the two truth contacts lie within a few ms, so the matching may pair them either way round
+    assert any(f.extra.get("returned") and f.balls == ("5", "C") for _, f in pairs), pairs

@@ -42,6 +42,7 @@ class Contact:
     review: bool
     pieces: tuple[Pieces, Pieces]
     rival: bool = False  # a start from rest another moving ball could have caused as well (`rival_striker`)
+    knocked: bool = False  # b, at rest, left the view inside the frame (`knocked`): nothing of its own motion seen
 
 
 @dataclass(frozen=True)
@@ -269,11 +270,17 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     margin = dist - 2 * radius
     if through_neighbour(hist, rest, x, other, anchor, p_o, t_c - 1.0 / fps, dist, radius, s):
         return None
+    impulse = speed
     if rest.moving_at(x, hist.time(n_hi)):
         # its start from rest is established (it left its rest position beyond the noise): the motion is
         # certain even when the short post-contact fit is not yet significant on its own
         z = max(z, s.kink_z)
-    conf, review = kink_confidence(z, speed, margin if abs(margin) > s.review_band_mm else -1.0, s)
+        if rest.anchor_at(other, t_c - 1.0 / fps) is None:
+            # and a moving ball ran in to touching at that start: the floor on a kink's speed change guards a
+            # moving track's kink against its noise, which a start from rest is not; a slow kiss (C rolling
+            # into 12 at 85 mm/s, 12 leaving at 50) is a contact however slow (flagged: the margin is in band)
+            impulse = max(speed, s.kink_min_mm_s)
+    conf, review = kink_confidence(z, impulse, margin if abs(margin) > s.review_band_mm else -1.0, s)
     if conf <= 0.0:
         return None
     rival = rival_striker(w, x, other, anchor, t_c, v, px.post.sigma_v)

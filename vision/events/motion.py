@@ -115,7 +115,19 @@ class MotionTracker:
         """The event layer found the ball potted or off the table while the tracker still holds it (hidden,
         or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh (unless
         `held`: lying in the pocket)."""
+        self._close_rest(b)
         self.balls[b].status, self.balls[b].anchor = Motion.GONE, None
+
+    def _close_rest(self, b: int) -> None:
+        """A ball at rest that leaves the bed keeps its rest period up to its last sample in `past`: what it was
+        before it went (a ball hanging in a mouth knocked in within the frame: its striker met it at rest)."""
+        st = self.balls[b]
+        if st.status is not Motion.REST or st.anchor is None:
+            return
+        t, _ = self.hist.track(b, self.hist.oldest, self.hist.newest)
+        end = float(t[-1]) if len(t) else st.rest_since
+        if end >= st.rest_since:
+            st.past = [*st.past[-4:], (st.rest_since, end, st.anchor.copy())]
 
     def update(self, n: int) -> tuple[list[Onset], list[Stop]]:
         h = self.hist
@@ -125,6 +137,7 @@ class MotionTracker:
         state, valid = h.state[k].tolist(), h.valid[k].tolist()
         for b, st in enumerate(self.balls):
             if state[b] == BallState.POTTED or state[b] == BallState.OFF_TABLE:
+                self._close_rest(b)
                 st.status = Motion.GONE
                 continue
             if not valid[b]:

@@ -5,16 +5,17 @@ milliseconds later, often before the next frame (`frame_free` at 60 fps: 12 ms f
 the second). The two contacts share one local minimum of the sampled distance, so the pair search sees only
 the first; the cushion touch between them is seen. What proves the second is momentum: across the frame
 the two balls' velocity changes must be explained by impulses along known directions, the first contact's
-line of centres u1, the cushion's normal n, and (if there was one) the second contact's line u2. With
-equal masses and impulses J >= 0 in mm/s of the velocity they give,
+line of centres u1, the cushion's normal n (with its friction along the nose t, |Jt| <= MU_CUSHION Jc), and
+(if there was one) the second contact's line u2. With equal masses and impulses J >= 0 in mm/s of the
+velocity they give,
 
-    dv_a = -J1 u1 - J2 u2,    dv_b = J1 u1 + Jc n + J2 u2,
+    dv_a = -J1 u1 - J2 u2,    dv_b = J1 u1 + Jc n + Jt t + J2 u2,
 
 solved by weighted least squares with J >= 0 and J1 at most the closing speed along u1 (restitution <= 1;
 without that bound a head-on return is J1 and J2 along one line, which momentum cannot split). A J2 whose
-fit beats the one without it by `kink_z` standard errors (likelihood ratio),
-with the balls' lines after the touch not clearly apart where they met, is the second contact, timed where
-those lines part at 2R (they would overlap before it).
+fit beats the one without it by `kink_z` standard errors (likelihood ratio; by `kink_z_review` to `kink_z`:
+returned for review), with the balls' lines after the touch not clearly apart where they met, is the second
+contact, timed where those lines part at 2R (they would overlap before it).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from vision.events.history import History
 from vision.events.settings import EventSettings, noise_model
 
 _MIN_SAMPLES = 3  # per ball and side: a line from two points has no error estimate
+# Ball-cushion friction coefficient, the upper end of what is measured for billiard balls on rubber noses
+# (0.14-0.2): bounds the impulse the nose can give along itself
+MU_CUSHION = 0.2
 
 
 @dataclass(frozen=True)
@@ -80,9 +84,14 @@ def return_contact(
         return None
     u1, u2 = u1 / np.hypot(*u1), u2 / np.hypot(*u2)
     n = np.asarray(normal, dtype=float)
+    tang = np.array([-n[1], n[0]])
     z2 = np.zeros(2)
-    # columns J1, Jc, J2; rows dv_a (2), dv_b (2)
-    m = np.column_stack([np.r_[-u1, u1], np.r_[z2, n], np.r_[-u2, u2]])
+    # columns J1, the cushion's two friction-cone edges, J2; rows dv_a (2), dv_b (2). The nose pushes b along
+    # its normal and, by friction, along the nose against b's slide, at most mu_cushion times as much: any
+    # such impulse is a non-negative sum of n + mu t and n - mu t (a ball frozen to the nose and struck
+    # obliquely slides along it as it is driven in: 9 off the front cushion carried 400 mm/s of it)
+    m = np.column_stack([np.r_[-u1, u1], np.r_[z2, n + MU_CUSHION * tang], np.r_[z2, n - MU_CUSHION * tang],
+                         np.r_[-u2, u2]])
     y = np.r_[qa.v - pa.v, qb.v - pb.v]
     sig = np.r_[[float(np.hypot(pa.sigma_v, qa.sigma_v))] * 2, [float(np.hypot(pb.sigma_v, qb.sigma_v))] * 2]
     mw, yw = m / sig[:, None], y / sig
@@ -90,13 +99,13 @@ def return_contact(
     # bound that tells a's recoil from b coming back from a bigger first impulse when u2 is near u1
     closing = max(float(np.dot(pa.v - pb.v, u1)), 0.0)
     hi1 = closing + 2.0 * float(np.hypot(sig[0], sig[2]))
-    with_j2 = lsq_linear(mw, yw, bounds=([0.0, 0.0, 0.0], [hi1, np.inf, np.inf]))
-    without = lsq_linear(mw[:, :2], yw, bounds=([0.0, 0.0], [hi1, np.inf]))
-    j2 = float(with_j2.x[2])
+    with_j2 = lsq_linear(mw, yw, bounds=([0.0, 0.0, 0.0, 0.0], [hi1, np.inf, np.inf, np.inf]))
+    without = lsq_linear(mw[:, :3], yw, bounds=([0.0, 0.0, 0.0], [hi1, np.inf, np.inf]))
+    j2 = float(with_j2.x[3])
     # likelihood ratio of the two fits: the second impulse's significance in standard errors
     z = float(np.sqrt(max(2.0 * (without.cost - with_j2.cost), 0.0)))
-    if z < s.kink_z or j2 < s.kink_min_mm_s:
-        return None
+    if z < s.kink_z_review or j2 < s.kink_min_mm_s:
+        return None  # (between kink_z_review and kink_z: the caller reports it for review)
     # the lines after the touch: run back to it they must not be clearly apart (b came back to a)
     ts = np.linspace(t_touch, t_seen, 101)
     d = np.hypot(*(qb.at(ts) - qa.at(ts)).T)
