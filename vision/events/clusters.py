@@ -24,17 +24,13 @@ JUMP_MEMORY_S = 1.0  # a ball whose track jumped this recently is no striker (as
 
 
 def pack_impulses(
-    pos: Mapping[int, np.ndarray],
-    dv: Mapping[int, tuple[np.ndarray, float]],
-    edges: Sequence[Edge],
-    normals: Mapping[Edge, np.ndarray] | None = None,
+    pos: Mapping[int, np.ndarray], dv: Mapping[int, tuple[np.ndarray, float]], edges: Sequence[Edge]
 ) -> dict[Edge, tuple[float, float]]:
     """The impulses through a pack of touching balls that explain the velocity changes seen.
 
     Equal masses: an impulse J >= 0 (in mm/s of velocity it gives) along an edge (i, j) adds J n to j and
     -J n to i, n the unit line of centres i -> j. `pos`: centres at the impact; `dv`: {ball: (measured
-    velocity change, its standard error)}, balls without a measurement are left free; `normals`: the line of
-centres of an edge where it is not pos[j] - pos[i] (a ball that ran into another). Solved by
+    velocity change, its standard error)}, balls without a measurement are left free. Solved by
     non-negative least squares weighted by the errors (an impulse can only push). Returns {edge: (J,
     sigma_J)}, sigma_J the error of the end balls' velocities (what J is read from).
     """
@@ -46,8 +42,7 @@ centres of an edge where it is not pos[j] - pos[i] (a ball that ran into another
     y = np.zeros(2 * len(balls))
     w = np.zeros(2 * len(balls))
     for k, (i, j) in enumerate(edges):
-        n = (normals or {}).get((i, j))
-        n = np.asarray(pos[j], float) - np.asarray(pos[i], float) if n is None else np.asarray(n, float)
+        n = np.asarray(pos[j], float) - np.asarray(pos[i], float)
         n = n / max(float(np.hypot(*n)), 1e-9)
         for b, sign in ((j, 1.0), (i, -1.0)):
             if b in row:
@@ -288,8 +283,6 @@ class ClusterLogic:
             (x, y) for x, y in itertools.combinations(sorted(members), 2)
             if self.table.ball_gap(anchors[x], anchors[y]) <= s.cause_gap_mm
         ]
-        normals = self._run_into(members, anchors, edges, c_src, c_hi)
-        edges.extend(normals)
         for x in range(len(self.ids)):  # strikers: moving balls at the pack at the impact
             if x in members or x in anchors or self.motion.status(x) is Motion.GONE:
                 continue
@@ -322,7 +315,7 @@ class ClusterLogic:
         entry = {y for x, y in edges if x not in members}
         hops, parent = _hops(members, edges, entry)
         found: dict[Edge, float] = {}  # edge -> z of its impulse
-        for (x, y), (j, sig) in pack_impulses(pos, dv, edges, normals).items():
+        for (x, y), (j, sig) in pack_impulses(pos, dv, edges).items():
             z = j / max(sig, 1e-9)
             if z >= s.kink_z and j >= s.kink_min_mm_s:
                 found[(x, y)] = z
@@ -356,34 +349,10 @@ class ClusterLogic:
             self.last_hit[[x, y]] = np.maximum(self.last_hit[[x, y]], t_src)
             idc = float(min(h.id_conf[c_hi % h.size, x], h.id_conf[c_hi % h.size, y]))
             conf = (0.6 + 0.15 * min(1.0, (z - s.kink_z) / s.kink_z)) * idc
-            # a pair that met as one of them ran (apart at rest) passed no impulse through a touch: no `cluster`
-            extra: dict[str, object] = {"pack": pack} if (x, y) in normals else {"cluster": True, "pack": pack}
+            extra = {"cluster": True, "pack": pack}
             balls = (self.ids[x], self.ids[y])
             self._emit(Event(EventType.BALL_CONTACT, t_src, 0, round(conf, 4), balls=balls, extra=extra))
         return proven
-
-    def _run_into(
-        self, members: set[int], anchors: Mapping[int, np.ndarray], edges: Sequence[Edge], c_lo: int, c_hi: int
-    ) -> dict[Edge, np.ndarray]:
-        """Pairs of the pack apart at rest that met in the window: p, set moving first, seen within the contact
-        gate of q while q still rested (15 hit by 5 runs 20 mm in the frame into 8, 9 mm off it). {(p, q): the
-        line of centres p -> q there}; their impulse is solved with the pack's (it may be what moved q)."""
-        h, s = self.hist, self.s
-        out: dict[Edge, np.ndarray] = {}
-        for p, q in itertools.permutations(sorted(members), 2):
-            if (min(p, q), max(p, q)) in edges or (max(p, q), min(p, q)) in edges or (q, p) in out:
-                continue
-            for c in range(c_lo, c_hi + 1):
-                t = h.time(c)
-                if self.motion.anchor_at(q, t) is None:
-                    break  # q has left its rest: what it met later is no longer the pack's impulse
-                k = c % h.size
-                if not h.valid[k, p] or self.motion.anchor_at(p, t) is not None:
-                    continue
-                if self.table.ball_gap(h.xy[k, p], anchors[q]) <= s.contact_gate_mm:
-                    out[(p, q)] = np.asarray(anchors[q], float) - h.xy[k, p]
-                    break
-        return out
 
     @staticmethod
     def _depth(parent: dict[int, int], x: int) -> int:
