@@ -27,6 +27,7 @@ from vision.events.settings import EventSettings, noise_model
 _BOTH_SHOW_Z = 1.0
 # A start from rest another moving ball could have caused as well (neighbours.rival_striker): for review, at this
 _RIVAL_CONF = 0.45
+_NEAR_CONF = 0.45  # a slow kiss whose margin lies within the review band: reported, not asserted
 
 
 @dataclass(frozen=True)
@@ -271,18 +272,24 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     if through_neighbour(hist, rest, x, other, anchor, p_o, t_c - 1.0 / fps, dist, radius, s):
         return None
     impulse = speed
+    slow_kiss = False
     if rest.moving_at(x, hist.time(n_hi)):
         # its start from rest is established (it left its rest position beyond the noise): the motion is
         # certain even when the short post-contact fit is not yet significant on its own
         z = max(z, s.kink_z)
-        if rest.anchor_at(other, t_c - 1.0 / fps) is None:
+        if rest.anchor_at(other, t_c - 1.0 / fps) is None and speed < s.kink_min_mm_s and margin <= s.review_band_mm:
             # and a moving ball ran in to touching at that start: the floor on a kink's speed change guards a
             # moving track's kink against its noise, which a start from rest is not; a slow kiss (C rolling
-            # into 12 at 85 mm/s, 12 leaving at 50) is a contact however slow (flagged: the margin is in band)
-            impulse = max(speed, s.kink_min_mm_s)
+            # into 12 at 85 mm/s, 12 leaving at 50) is a contact however slow, but only where the centres met.
+            # Its whole evidence is the touch, so a margin within the band is reported, not asserted; a clear
+            # gap (a creep or a nudge beside a ball that stopped short) keeps the floor
+            impulse = s.kink_min_mm_s
+            slow_kiss = margin >= -s.review_band_mm
     conf, review = kink_confidence(z, impulse, margin if abs(margin) > s.review_band_mm else -1.0, s)
     if conf <= 0.0:
         return None
+    if slow_kiss:
+        conf, review = min(conf, _NEAR_CONF), True
     rival = rival_striker(w, x, other, anchor, t_c, v, px.post.sigma_v)
     if rival:
         # another moving ball was as near, and its line of centres fits the start as well or better: the start

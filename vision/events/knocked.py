@@ -21,6 +21,8 @@ from vision.events.settings import EventSettings
 
 _AWAY = 2  # frames unseen after its last sample: the ball left the view, not a sample missed
 
+_CLEAR_CONF = 0.45  # a knocked contact whose striker's line missed the rest centre beyond the band
+
 
 def vanish_candidates(
     hist: History, rest: RestLookup, m: int, radius: float, s: EventSettings
@@ -86,6 +88,10 @@ def verify_knocked(w: Window, y: int, x: int) -> Contact | None:
     conf, review = kink_confidence(z, impulse, margin, s)
     if conf <= 0.0:
         return None
+    if margin > s.review_band_mm:
+        # the striker's line passed clear of the rest centre by more than the band, and the ball was never seen
+        # moving (it may only be hidden): the kink alone does not prove the touch, so it is reported, not asserted
+        conf, review = min(conf, _CLEAR_CONF), True
     still = fixed_point(anchor, hist.time(m), s.noise_rest_mm, 30)
     idc = float(min(hist.id_conf[m % hist.size, y], hist.id_conf[m % hist.size, x]))
     pieces = (py, Pieces(still, still, 0.0, True))
