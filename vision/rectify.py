@@ -59,8 +59,10 @@ class Rectifier:
         # the half-density grid upsampled by cv2.resize that detection was tuned on (scaled by 1 + 1/w about the
         # middle: up to half a grid pixel off luma at the ends; without it the centres' measured bias grew),
         # for a few per cent of the grid a frame instead of a whole-grid resize
-        qx = ((np.arange(self.w) + 0.5) * 2 * (-(-self.w // 2)) / self.w - 1).astype(np.float32)
-        qy = ((np.arange(self.h) + 0.5) * 2 * (-(-self.h // 2)) / self.h - 1).astype(np.float32)
+        # (clamped where cv2.resize clamps: at the first and the last half-density sample, 0 and 2 (c - 1))
+        cw, ch = -(-self.w // 2), -(-self.h // 2)
+        qx = np.clip((np.arange(self.w) + 0.5) * 2 * cw / self.w - 1, 0, 2 * (cw - 1)).astype(np.float32)
+        qy = np.clip((np.arange(self.h) + 0.5) * 2 * ch / self.h - 1, 0, 2 * (ch - 1)).astype(np.float32)
         gx, gy = np.meshgrid(qx, qy)
         cx = cv2.remap(self.map_x, gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         cy = cv2.remap(self.map_y, gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

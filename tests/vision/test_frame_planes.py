@@ -119,3 +119,26 @@ def test_a_box_resampled_alone_gives_the_whole_grids_pixels(frames: tuple[object
     for a, b in zip(planes, whole, strict=True):
         assert np.array_equal(a[y0:y1, x0:x1], b[y0:y1, x0:x1])
         assert not a[:y0].any() and not a[y1:].any()
+
+
+@pytest.mark.parametrize("spec", ["pyramid-12ft", "pyramid-9ft"])
+def test_chroma_edges_match_the_half_grid_upsampling(spec: str) -> None:
+    """At the grid's first and last columns and rows (odd and even grid sizes), chroma takes the samples the old
+    half-density grid upsampled by cv2.resize took there (it clamps at its first and last sample)."""
+    table = Table.load(spec)
+    w, h = 1920, 1080
+    cam = default_camera(table, width=w, height=h, seed=3)
+    rect = Rectifier(cam, table)
+    rng = np.random.default_rng(1)
+    cb_small = cv2.resize(rng.integers(40, 220, (h // 16, w // 16)).astype(np.uint8), (w // 2, h // 2),
+                          interpolation=cv2.INTER_CUBIC)  # a smooth field: both paths interpolate it alike
+    i420 = np.full((h * 3 // 2, w), 128, np.uint8)
+    i420[h:].reshape(2, h // 2, w // 2)[0] = cb_small
+    cb = rect.rectify_planes(i420)[2].astype(int)
+    hx, hy = rect.map_x[::2, ::2], rect.map_y[::2, ::2]
+    m = cv2.convertMaps((hx + 0.5) / 2 - 0.5, (hy + 0.5) / 2 - 0.5, cv2.CV_16SC2)
+    half = cv2.remap(cb_small, m[0], m[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    old = cv2.resize(half, (rect.w, rect.h), interpolation=cv2.INTER_LINEAR).astype(int)
+    assert rect.w % 2 == (0 if spec == "pyramid-9ft" else 1)
+    for edge in (cb[:, 0] - old[:, 0], cb[:, -1] - old[:, -1], cb[0] - old[0], cb[-1] - old[-1]):
+        assert np.abs(edge).mean() <= 1.5  # unclamped, the even grid's last column reads 4.2 off
