@@ -4,10 +4,12 @@ is seen to start only frames after the hit), and never outside them (a run that 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
-from vision.events.contacts import Window, verify_in
+from vision.events.contacts import Contact, Window, verify_in
 from vision.events.history import History
 from vision.events.settings import EventSettings, frames
 from vision.types import BallState, BallStates
@@ -106,18 +108,22 @@ def test_slow_kiss_below_the_kink_floor_gives_one_contact_for_review() -> None:
     assert abs(c.t - t_hit) * FPS < 1.0
 
 
-def test_slow_start_beside_a_resting_ball_is_no_asserted_contact() -> None:
-    """The same slow start of ball 1 with C at rest touching it (nothing ran in: the impulse came through C, or
-    the start is a creep): the floor stands, so no contact is asserted."""
+def _slow_start(c_x_of: Callable[[np.ndarray, float], np.ndarray], rest: type[_Rest]) -> Contact | None:
+    """Ball 1 starts at 55 mm/s at 20.3 frames; C follows `c_x_of(t, t_hit)`: what `verify_in` makes of it."""
     t_hit = 20.3 / FPS
     t = np.arange(45) / FPS
     b_x = 55.0 * np.maximum(t - t_hit, 0.0)
-    c_x = np.full(len(t), -2 * R)
-    h = _history(c_x, b_x)
+    h = _history(c_x_of(t, t_hit), b_x)
     n_first = int(np.argmax(np.abs(b_x) > S.onset_mm))
     m = n_first - 1
-    w = Window(h, _BothRest(h.time(m)), S, m, m - 1 - W, min(h.newest, n_first + D), R, FPS, {})
-    c = verify_in(w, 0, 1)
+    w = Window(h, rest(h.time(m)), S, m, m - 1 - W, min(h.newest, n_first + D), R, FPS, {})
+    return verify_in(w, 0, 1)
+
+
+def test_slow_start_beside_a_resting_ball_is_no_asserted_contact() -> None:
+    """The same slow start of ball 1 with C at rest touching it (nothing ran in: the impulse came through C, or
+    the start is a creep): the floor stands, so no contact is asserted."""
+    c = _slow_start(lambda t, t_hit: np.full(len(t), -2 * R), _BothRest)
     assert c is None or c.confidence < 0.5, c
 
 
@@ -125,13 +131,5 @@ def test_slow_start_beside_a_resting_ball_is_no_asserted_contact() -> None:
 def test_slow_start_beside_a_ball_that_stopped_short_is_no_contact(gap: float) -> None:
     """C rolls in at 85 mm/s and stops `gap` mm short of ball 1, which starts at 55 mm/s then (a creep, a hand's
     nudge): under the floor and with a clear gap, nothing is asserted (the independent review's repro)."""
-    t_hit = 20.3 / FPS
-    t = np.arange(45) / FPS
-    b_x = 55.0 * np.maximum(t - t_hit, 0.0)
-    c_x = -2 * R - gap + 85.0 * np.minimum(t - t_hit, 0.0)
-    h = _history(c_x, b_x)
-    n_first = int(np.argmax(np.abs(b_x) > S.onset_mm))
-    m = n_first - 1
-    w = Window(h, _Rest(h.time(m)), S, m, m - 1 - W, min(h.newest, n_first + D), R, FPS, {})
-    c = verify_in(w, 0, 1)
+    c = _slow_start(lambda t, t_hit: -2 * R - gap + 85.0 * np.minimum(t - t_hit, 0.0), _Rest)
     assert c is None or c.confidence < 0.5, c
