@@ -144,10 +144,7 @@ class ColourModel:
         n = self.n[coloured] = self.n[coloured] + 1
         (a, b), (cc, dd) = self.cov[coloured].tolist()
         if n > self.min_samples:  # clipped: one odd reading moves the model by at most foreign_sigma deviations
-            f2 = self.floor**2
-            ia, id_ = a + f2, dd + f2
-            det = ia * id_ - b * cc  # (cov + floor^2 I)^-1 = [[d, -b], [-c, a]] / det
-            i00, i01, i10, i11 = id_ / det, -b / det, -cc / det, ia / det
+            (i00, i01), (i10, i11) = self._inv(coloured).tolist()
             r = math.sqrt((d0 * i00 + d1 * i10) * d0 + (d0 * i01 + d1 * i11) * d1)
             if r > self.foreign_sigma:
                 d0, d1 = d0 * (self.foreign_sigma / r), d1 * (self.foreign_sigma / r)
