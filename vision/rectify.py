@@ -3,7 +3,8 @@
 The grid lies on the plane z = R (the ball centres), so a ball's disc in the rectified image is centred on
 its true table position and no height correction is needed. Frames come either as BGR (H, W, 3) or as
 planar I420 (H * 3 / 2, W) straight from the decoder; both are resampled to one (h, w, 3) uint8 image in
-(Y, Cr, Cb) order, so that the cloth model and the classifier see one colour space.
+(Y, Cr, Cb) order, so that the cloth model and the classifier see one colour space. Planar chroma is read on
+the siting the frame carries (a YUVFrame's `siting`, from its stream), the H.264 default for a bare array.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from calibration.table import Table
+from vision.siting import DEFAULT_SITING, ChromaSiting
 from vision.source import YUVFrame
 
 
@@ -53,20 +55,9 @@ class Rectifier:
         self.z_mm = self.table.ball_radius
         self.map_x, self.map_y = self.grid_maps(self.x0, self.y0, self.w, self.h, s)
         self._full = cv2.convertMaps(self.map_x, self.map_y, cv2.CV_16SC2)
-        # I420 chroma (half the resolution of luma) is resampled straight onto the full grid, box by box like
-        # luma (camera pixel centres map to chroma samples as (p + 0.5) / 2 - 0.5), where the grid point d
-        # takes the camera point of grid coordinate (d + 0.5) 2 c / n - 1 (c = ceil(n / 2)): the geometry of
-        # the half-density grid upsampled by cv2.resize that detection was tuned on (scaled by 1 + 1/w about the
-        # middle: up to half a grid pixel off luma at the ends; without it the centres' measured bias grew),
-        # for a few per cent of the grid a frame instead of a whole-grid resize
-        # (clamped where cv2.resize clamps: at the first and the last half-density sample, 0 and 2 (c - 1))
-        cw, ch = -(-self.w // 2), -(-self.h // 2)
-        qx = np.clip((np.arange(self.w) + 0.5) * 2 * cw / self.w - 1, 0, 2 * (cw - 1)).astype(np.float32)
-        qy = np.clip((np.arange(self.h) + 0.5) * 2 * ch / self.h - 1, 0, 2 * (ch - 1)).astype(np.float32)
-        gx, gy = np.meshgrid(qx, qy)
-        cx = cv2.remap(self.map_x, gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        cy = cv2.remap(self.map_y, gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        self._chroma_full = cv2.convertMaps((cx + 0.5) / 2 - 0.5, (cy + 0.5) / 2 - 0.5, cv2.CV_16SC2)
+        # I420 chroma is resampled straight onto the full grid, box by box like luma, on the stream's own
+        # chroma siting (vision.siting): maps per siting, made when a frame first brings it
+        self._chroma: dict[ChromaSiting, tuple[np.ndarray, np.ndarray]] = {}
         self.bed_mask = self._bed_mask()
 
     def grid_maps(self, x0: float, y0: float, w: int, h: int, s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -77,6 +68,16 @@ class Rectifier:
         pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, self.z_mm)], axis=1)
         px = self.camera.project(pts).astype(np.float32)
         return px[:, 0].reshape(h, w), px[:, 1].reshape(h, w)
+
+    def chroma_maps(self, siting: ChromaSiting) -> tuple[np.ndarray, np.ndarray]:
+        """Fixed-point remap tables from the full grid to a 4:2:0 chroma plane sited as `siting`: camera luma
+        pixel p lies at chroma coordinate (p - offset) / 2."""
+        maps = self._chroma.get(siting)
+        if maps is None:
+            ox, oy = siting.offset
+            maps = cv2.convertMaps((self.map_x - ox) / 2, (self.map_y - oy) / 2, cv2.CV_16SC2)
+            self._chroma[siting] = maps
+        return maps
 
     def _bed_mask(self) -> np.ndarray:
         """255 inside the cushion noses and in the pocket mouths, 0 on the rails."""
@@ -133,7 +134,9 @@ class Rectifier:
         H, W = self.camera.height, self.camera.width
         luma, (cb, cr) = _yuv_planes(frame, layout, H, W)
         cv2.remap(luma, m1, m2, cv2.INTER_LINEAR, dst=py, borderMode=cv2.BORDER_REPLICATE)
-        c1, c2 = self._chroma_full[0][y0:y1, x0:x1], self._chroma_full[1][y0:y1, x0:x1]
+        siting = getattr(frame, "siting", None)
+        cm = self.chroma_maps(siting if siting is not None else DEFAULT_SITING)
+        c1, c2 = cm[0][y0:y1, x0:x1], cm[1][y0:y1, x0:x1]
         cv2.remap(cb, c1, c2, cv2.INTER_LINEAR, dst=pcb, borderMode=cv2.BORDER_REPLICATE)
         cv2.remap(cr, c1, c2, cv2.INTER_LINEAR, dst=pcr, borderMode=cv2.BORDER_REPLICATE)
 

@@ -16,6 +16,8 @@ import av
 import cv2
 import numpy as np
 
+from vision.siting import DEFAULT_SITING, ChromaSiting, h264_chroma_siting
+
 
 @dataclass(frozen=True)
 class SourceFrame:
@@ -27,14 +29,17 @@ class SourceFrame:
 class YUVFrame(np.ndarray):
     """A planar YUV 4:2:0 frame as the decoder left it, without a copy: the array is the luma plane (H, W),
     `u` and `v` its chroma planes (H / 2, W / 2). The arrays view the decoder's own buffers (kept alive by
-    them), so handing a frame to vision costs nothing; `i420` makes the contiguous (H * 3 / 2, W) copy."""
+    them), so handing a frame to vision costs nothing; `i420` makes the contiguous (H * 3 / 2, W) copy.
+    `siting`: where its chroma samples sit among the luma samples (its stream's, vision.siting)."""
 
     u: np.ndarray
     v: np.ndarray
+    siting: ChromaSiting
 
     def __array_finalize__(self, obj: object) -> None:
         self.u = getattr(obj, "u", None)  # type: ignore[assignment]
         self.v = getattr(obj, "v", None)  # type: ignore[assignment]
+        self.siting = getattr(obj, "siting", DEFAULT_SITING)
 
     def i420(self) -> np.ndarray:
         """The contiguous I420 (H * 3 / 2, W) uint8 array (a copy)."""
@@ -51,16 +56,24 @@ def _plane(plane: av.video.plane.VideoPlane, width: int, height: int) -> np.ndar
     return np.frombuffer(memoryview(plane), np.uint8).reshape(-1, plane.line_size)[:height, :width]
 
 
-def yuv_frame(frame: av.VideoFrame) -> np.ndarray:
-    """The decoder's yuv420p frame as a YUVFrame (no copy), or a BGR (H, W, 3) array for any other format
-    or an odd size (whose chroma planes do not halve evenly)."""
+def yuv_frame(frame: av.VideoFrame, siting: ChromaSiting = DEFAULT_SITING) -> np.ndarray:
+    """The decoder's yuv420p frame as a YUVFrame (no copy) with its stream's chroma `siting`, or a BGR
+    (H, W, 3) array for any other format or an odd size (whose chroma planes do not halve evenly)."""
     w, h = frame.width, frame.height
     if frame.format.name != "yuv420p" or w % 2 or h % 2:
         return frame.to_ndarray(format="bgr24")
     y = _plane(frame.planes[0], w, h).view(YUVFrame)
     y.u = _plane(frame.planes[1], w // 2, h // 2)
     y.v = _plane(frame.planes[2], w // 2, h // 2)
+    y.siting = siting
     return y
+
+
+def stream_siting(stream: av.video.stream.VideoStream) -> ChromaSiting:
+    """The chroma siting a video stream declares (H.264 parameter sets), else the H.264 default."""
+    if stream.codec_context.name != "h264":
+        return DEFAULT_SITING  # HEVC and MPEG-2 share the default; their parameter sets are not read
+    return h264_chroma_siting(stream.codec_context.extradata)
 
 
 def bgr_of(image: np.ndarray) -> np.ndarray:
@@ -146,10 +159,11 @@ class FileSource:
                 stream.codec_context.options = {"skip_loop_filter": "all"}
             tb = float(stream.time_base) if stream.time_base else 1.0 / self.fps
             index = 0
+            siting = stream_siting(stream)
             try:
                 for frame in container.decode(stream):
                     t = float(frame.pts * tb) if frame.pts is not None else index / self.fps
-                    img = yuv_frame(frame) if self.i420 else frame.to_ndarray(format="bgr24")
+                    img = yuv_frame(frame, siting) if self.i420 else frame.to_ndarray(format="bgr24")
                     yield SourceFrame(index, t, img)
                     index += 1
             except (av.error.FFmpegError, ValueError, EOFError) as exc:

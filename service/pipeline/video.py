@@ -19,7 +19,8 @@ import av
 import numpy as np
 
 from service.pipeline.truncation import cut_short
-from vision.source import yuv_frame
+from vision.siting import h264_chroma_siting
+from vision.source import stream_siting, yuv_frame
 
 # A gap of more than 1.5 frame periods is missing frames (as service.pipeline.timing counts drops).
 GAP_PERIODS = 1.5
@@ -147,8 +148,13 @@ def read_frames(
             except av.error.FFmpegError:
                 container.seek(0)
         index, last_t, gap, last_dur = -1, None, 0.0, 0.0
+        siting = stream_siting(stream)
+        # a raw H.264 stream has no extradata: its parameter sets come in the first packet
+        in_band = stream.codec_context.name == "h264" and not stream.codec_context.extradata
         bad, bad_exc, after_bad = 0, "", 0  # packets refused, and frames out of the decoder since
         for packet in container.demux(stream):
+            if in_band and packet.size:
+                siting, in_band = h264_chroma_siting(bytes(packet)), False
             try:
                 frames = packet.decode()
             except (av.error.FFmpegError, ValueError, OSError) as exc:
@@ -174,7 +180,7 @@ def read_frames(
                 status.frames_read += 1
                 if i420 and frame.format.name == "yuv420p":
                     # the decoder's planes without a copy (a 1080p to_ndarray copy costs ~0.35 ms a frame)
-                    yield Frame(index, t, yuv_frame(frame))
+                    yield Frame(index, t, yuv_frame(frame, siting))
                 else:
                     yield Frame(index, t, frame.to_ndarray(format="bgr24"))
         # damaged to the end (nothing decoded after it), or decoded to the end: either way, was the file cut

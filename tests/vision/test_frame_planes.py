@@ -11,6 +11,7 @@ import pytest
 from calibration.table import Table
 from synthetic.render import default_camera, get_style, render_frame
 from vision.rectify import ChangeRectifier, Rectifier
+from vision.siting import ChromaSiting
 from vision.source import YUVFrame, bgr_of, small_bgr, yuv_frame
 
 TABLE = Table.load("pyramid-12ft")
@@ -86,26 +87,45 @@ def _crossing(profile: np.ndarray, level: float) -> float:
     return j + (level - p[j]) / (p[j + 1] - p[j])
 
 
-@pytest.mark.parametrize("col", [40, 880])
-def test_chroma_keeps_the_half_grid_upsampled_geometry(col: int) -> None:
-    """Chroma is remapped straight onto the full grid, on the geometry detection was tuned on (a half-density
-    grid upsampled by cv2.resize: scaled by 1 + 1/w about the middle, so up to half a grid pixel off luma at
-    the ends): a chroma step near either end lies where that geometry puts it, not where plain sampling would."""
+def _edge(x: np.ndarray, at: float) -> np.ndarray:
+    """A soft step (60 -> 200) centred at `at` (camera pixel coordinates), sampled at x."""
+    return 60.0 + 140.0 / (1.0 + np.exp(-(x - at) / 1.5))
+
+
+def _sited_frame(w: int, h: int, siting: ChromaSiting, at: float, vertical: bool) -> np.ndarray:
+    """A decoder frame of a colour edge at `at`: luma sampled at the pixel centres, chroma where `siting` puts
+    its samples (the edge across columns; `vertical`: across rows)."""
+    ox, oy = siting.offset
+    i420 = np.empty((h * 3 // 2, w), np.uint8)
+    if vertical:
+        i420[:h] = _edge(np.arange(h), at)[:, None].round().astype(np.uint8)
+        c = _edge(2 * np.arange(h // 2) + oy, at)[:, None].repeat(w // 2, 1)
+    else:
+        i420[:h] = _edge(np.arange(w), at)[None, :].round().astype(np.uint8)
+        c = _edge(2 * np.arange(w // 2) + ox, at)[None, :].repeat(h // 2, 0)
+    i420[h:].reshape(2, h // 2, w // 2)[:] = c.round().astype(np.uint8)
+    return yuv_frame(av.VideoFrame.from_ndarray(i420, format="yuv420p"), siting)
+
+
+@pytest.mark.parametrize("siting", list(ChromaSiting))
+@pytest.mark.parametrize("vertical", [False, True])
+def test_chroma_is_read_on_the_frames_siting(siting: ChromaSiting, vertical: bool) -> None:
+    """A colour edge lies where luma puts it when the chroma is read on the siting the frame carries; read on
+    another siting it moves by the offsets' difference (half a camera pixel here, ~0.26 grid pixels)."""
     w, h = 1920, 1080
     cam = default_camera(TABLE, width=w, height=h, seed=3)
     rect = Rectifier(cam, TABLE)
-    row = rect.h // 2
-    i420 = np.full((h * 3 // 2, w), 128, np.uint8)
-    cb = i420[h:].reshape(2, h // 2, w // 2)[0]
-    uc = int(rect.map_x[row, col] / 2)
-    cb[:, :uc], cb[:, uc:] = 60, 200
-    chroma = rect.rectify_planes(i420)[2][row]  # Cb
-    plain = cv2.convertMaps((rect.map_x + 0.5) / 2 - 0.5, (rect.map_y + 0.5) / 2 - 0.5, cv2.CV_16SC2)
-    naive = cv2.remap(cb, plain[0], plain[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[row]
-    c = -(-rect.w // 2)
-    offset = (col + 0.5) * 2 * c / rect.w - 1 - col  # grid coordinate sampled at column col, minus col
-    shift = _crossing(chroma, 130) - _crossing(naive, 130)
-    assert abs(offset) > 0.4 and shift == pytest.approx(-offset, abs=0.1)
+    at = (w if not vertical else h) / 2 + 0.3
+    frame = _sited_frame(w, h, siting, at, vertical)
+    planes = rect.rectify_planes(frame)
+    line = (lambda p: p[:, rect.w // 2]) if vertical else (lambda p: p[rect.h // 2])
+    luma, cb = _crossing(line(planes[0]), 130), _crossing(line(planes[2]), 130)
+    assert cb == pytest.approx(luma, abs=0.06)
+    other = next(s for s in ChromaSiting if s.offset[int(vertical)] != siting.offset[int(vertical)])
+    assert isinstance(frame, YUVFrame)
+    frame.siting = other  # the same pictures, read on the wrong siting
+    moved = _crossing(line(rect.rectify_planes(frame)[2]), 130)
+    assert abs(moved - luma) > 0.15
 
 
 def test_a_box_resampled_alone_gives_the_whole_grids_pixels(frames: tuple[object, list[np.ndarray]]) -> None:
@@ -119,26 +139,3 @@ def test_a_box_resampled_alone_gives_the_whole_grids_pixels(frames: tuple[object
     for a, b in zip(planes, whole, strict=True):
         assert np.array_equal(a[y0:y1, x0:x1], b[y0:y1, x0:x1])
         assert not a[:y0].any() and not a[y1:].any()
-
-
-@pytest.mark.parametrize("spec", ["pyramid-12ft", "pyramid-9ft"])
-def test_chroma_edges_match_the_half_grid_upsampling(spec: str) -> None:
-    """At the grid's first and last columns and rows (odd and even grid sizes), chroma takes the samples the old
-    half-density grid upsampled by cv2.resize took there (it clamps at its first and last sample)."""
-    table = Table.load(spec)
-    w, h = 1920, 1080
-    cam = default_camera(table, width=w, height=h, seed=3)
-    rect = Rectifier(cam, table)
-    rng = np.random.default_rng(1)
-    cb_small = cv2.resize(rng.integers(40, 220, (h // 16, w // 16)).astype(np.uint8), (w // 2, h // 2),
-                          interpolation=cv2.INTER_CUBIC)  # a smooth field: both paths interpolate it alike
-    i420 = np.full((h * 3 // 2, w), 128, np.uint8)
-    i420[h:].reshape(2, h // 2, w // 2)[0] = cb_small
-    cb = rect.rectify_planes(i420)[2].astype(int)
-    hx, hy = rect.map_x[::2, ::2], rect.map_y[::2, ::2]
-    m = cv2.convertMaps((hx + 0.5) / 2 - 0.5, (hy + 0.5) / 2 - 0.5, cv2.CV_16SC2)
-    half = cv2.remap(cb_small, m[0], m[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    old = cv2.resize(half, (rect.w, rect.h), interpolation=cv2.INTER_LINEAR).astype(int)
-    assert rect.w % 2 == (0 if spec == "pyramid-9ft" else 1)
-    for edge in (cb[:, 0] - old[:, 0], cb[:, -1] - old[:, -1], cb[0] - old[0], cb[-1] - old[-1]):
-        assert np.abs(edge).mean() <= 1.5  # unclamped, the even grid's last column reads 4.2 off
