@@ -30,6 +30,9 @@ from vision.events.settings import EventSettings
 from vision.types import BallState
 
 DOUBT_WAIT_S = 0.5  # a moving ball lost in the doubtful reach into a cushion: off the table if unseen this long
+# A ball's last reading under this position confidence: its disc was found inside an occluder's blob (the detector
+# scales those by OCCLUDED_CONF = 0.4 at most; vision.events.disturb reads it alike): it was partly covered
+COVERED_CONF = 0.5
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class PotWatcher:
         self.last_t = np.full(n_balls, np.nan)
         self.last_xy = np.full((n_balls, 2), np.nan)
         self.prev_xy = np.full((n_balls, 2), np.nan)
+        self.last_conf = np.ones(n_balls)
         self.hanging: dict[int, str] = {}
         self.left: dict[int, str] = {}  # balls that started from hanging in a mouth: the pocket
         # potted from hanging, still seen past the mouth line: the pocket (read live by the motion tracker)
@@ -111,6 +115,7 @@ class PotWatcher:
                     self.gone[b] = False  # back in play (spotted, or it jumped back)
                 self.prev_xy[b] = self.last_xy[b]
                 self.last_t[b], self.last_xy[b] = t_now, hist.xy[k, b]
+                self.last_conf[b] = hist.conf[k, b]
                 continue
             if self.gone[b] or not np.isfinite(self.last_t[b]):
                 continue
@@ -162,7 +167,16 @@ class PotWatcher:
             heading = xy - self.prev_xy[b]
             outward = np.asarray(self.table.pockets[name].outward)
             if not np.all(np.isfinite(heading)) or float(np.dot(heading, outward)) >= 0:
-                return self._pot(b, t, 0.8, shot_running)
+                if self.last_conf[b] >= COVERED_CONF:
+                    return self._pot(b, t, 0.8, shot_running)
+                # read under an arm or the cue when it was lost: its "motion" may be the cover's edge, and what
+                # hides it the cover; a ball that shows again was not potted
+                if unseen_s < DOUBT_WAIT_S:
+                    return None
+                gone = self._pot(b, t, 0.45, shot_running)
+                why = (f"lost at the {name} mouth under a cover (last read at position confidence "
+                       f"{self.last_conf[b]:.2f}), not seen for {unseen_s:.1f} s")
+                return Gone(b, "pot", t, gone.pocket, gone.confidence, {**gone.extra, "review": True, "why": why})
         if reach > BED_REACH_MM and self.table.pocket_at(xy) is None:
             if unseen_s < DOUBT_WAIT_S:
                 return None  # an arm over a ball at the rail hides it as well: wait for it to show again
