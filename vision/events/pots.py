@@ -5,7 +5,9 @@
   the last frame the ball was seen on the bed.
 - A moving ball that goes unseen for `vanish_s`: off_table (0.6) when its last centre reached into a cushion
   (no ball on the bed can be there: it was in the air, `vision.bedgeom`); else a pot (0.8) when that centre
-  was near a pocket mouth and heading into it; else off_table for review (0.45) when it reached into a
+  was near a pocket mouth and heading into it (when its last reading was under a cover, `COVERED_CONF`, only
+  once unseen for `DOUBT_WAIT_S`, and then at 0.45 for review: a sleeve over a hanging ball hides it too); else
+  off_table for review (0.45) when it reached into a
   cushion further than a ball on the bed is seen to (`BED_REACH_MM`), outside the mouth regions, and stayed
   unseen for `DOUBT_WAIT_S` (an arm over a ball at the rail hides it too); off_table (0.6) when it was off the
   bed elsewhere.
