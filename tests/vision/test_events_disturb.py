@@ -131,3 +131,17 @@ def test_a_ball_missed_for_a_frame_or_read_weakly_as_the_cue_strikes_it_is_struc
     states[int(fps) - 1].confidence[1] = 0.45
     events = [e for e in detect_events(TABLE, fps, states) if e.type is not EventType.SHOT_END]
     assert [e.type for e in events][:1] == [EventType.SHOT_START]
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
+def test_a_ball_pulled_off_its_spot_then_struck_away_is_still_a_stroke(fps: float) -> None:
+    # a hand pulls the centre 16 mm off its spot (a would-be disturbance), then a stroke on along +x at 500 mm/s:
+    # a start soon after a would-be disturbance waits to see where the ball rests, and this one rests far away
+    # (the snap-back reading, test_events_cover_fixtures, must not take it)
+    v0, n = 500.0, round(3.0 * fps)
+    t = np.arange(1, n + 1) / fps
+    tt = np.minimum(t, v0 / 150.0)
+    run = REST + np.array([16.0, 0.0]) + np.stack([v0 * tt - 75.0 * tt * tt, np.zeros(n)], axis=1)
+    after = np.concatenate([_drift(fps, [(0.1, 12.0), (0.25, 16.0)]), run])
+    events = _events(fps, REST, after, np.full(len(after), BallState.MOVING))
+    assert EventType.SHOT_START in [e.type for e in events]

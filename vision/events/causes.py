@@ -52,30 +52,30 @@ class CauseLogic(DetectorCore):
         extra = {"review": True, "overlap_mm": round(-gap, 1), "why": why}
         self._emit(Event(EventType.BALL_CONTACT, o.t, 0, 0.55, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
 
-    def _contact_by_line(self, a: int, o: Onset) -> None:
+    def _contact_by_line(self, a: int, o: Onset) -> bool:
         """Ball a, at rest a few mm from o's ball until it set off in the same frames, caused o's start, but no
         frame shows its run in (struck from 12 mm away at 2.7 m/s it hits within 5 ms): a ball leaves its rest
         along the line of centres, so where a met it lies 2R back along o's way; when a's rest is that close to
         it (a ran straight there), that is the contact, at o's start (no earlier than a's own hit), for review
         (physics frame_free-1 at 98.54 s: C into 14, whose first contact came out as the second one, after
-        14's cushion)."""
+        14's cushion). True when the contact is (or already was) reported."""
         anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
         speed = o.fit.speed
         if anchor is None or speed <= 0.0:
-            return
+            return False
         gap = float(np.hypot(*(anchor - o.anchor))) - 2 * self.R
         if not (self.s.touch_tol_mm < gap <= 2 * self.R):
-            return  # touching (the pack's and the push's business) or far enough for the frames to show it
+            return False  # touching (the pack's and the push's business) or far enough for the frames to show it
         meet = o.anchor - 2 * self.R * o.fit.v / speed
         run = float(np.hypot(*(meet - anchor)))
         if run > gap + _LINE_TOL_MM:
-            return  # o did not leave along the line from where a rested: a cut from elsewhere, not read here
+            return False  # o did not leave along the line from where a rested: a cut from elsewhere, not read here
         # the onset may be dated up to a frame early: no earlier than the hit that set a moving (a pack
         # spread by its striker passes impulses on after it)
         t = float(self.last_hit[a]) if 0.0 < self.last_hit[a] - o.t <= 2 * self.s.cause_window_s else o.t
         key = (min(a, o.ball), max(a, o.ball))
         if abs(t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
-            return
+            return True
         self.last_pair[key] = t
         self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], t)
         self.hit_from[(a, o.ball)] = t
@@ -83,6 +83,7 @@ class CauseLogic(DetectorCore):
                f"({run - gap:.1f} mm off it); no frame shows the hit")
         extra = {"review": True, "rest_gap_mm": round(gap, 1), "why": why}
         self._emit(Event(EventType.BALL_CONTACT, t, 0, 0.6, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
+        return True
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving, just-hit or
@@ -128,7 +129,12 @@ class CauseLogic(DetectorCore):
                 if self._contact_from_start(a, o):
                     continue
                 if not (ran_at and self._later_apart(a, o) is not None):
-                    self._contact_by_line(a, o)
+                    # o's way off its rest may be turned inside the first frame (a cushion a few mm off: seed-53
+                    # frame_russian71, C into 11 by the rear cushion), so it need not point back at a; a sample
+                    # of a inside touching distance of o's rest still proves the hit, when o rested alone (in a
+                    # pack the centres of neighbours merge and overlap, and the pack's solve owns its contacts)
+                    if not self._contact_by_line(a, o) and gap <= 0.0 and self._alone(o, a):
+                        self._contact_by_overlap(a, o, gap)
                     continue
                 # a ball at rest apart from this one, seen to start after it, ran in: it is taken as the cause,
                 # so this one is none of its start (touching balls pass impulses on: the pack judges those)
@@ -139,6 +145,17 @@ class CauseLogic(DetectorCore):
                 else:
                     self._contact_by_line(a, o)
         return caused
+
+    def _alone(self, o: Onset, a: int) -> bool:
+        """Did o's ball rest apart from every ball but a (none at rest within `cause_gap_mm` of it)?"""
+        t = o.t - 1.0 / self.fps
+        for x in range(len(self.ids)):
+            if x in (a, o.ball):
+                continue
+            anchor = self.motion.anchor_at(x, t)
+            if anchor is not None and self.table.ball_gap(anchor, o.anchor) <= self.s.cause_gap_mm:
+                return False
+        return True
 
     def _later_apart(self, a: int, o: Onset) -> np.ndarray | None:
         """Ball a's rest centre if it was at rest apart from o's ball just before o's start and started after

@@ -28,6 +28,9 @@ SETTLE_WAIT_S = 1.0
 # A ball's position confidence under this: its disc was found inside an occluder's blob (the detector scales
 # those by OCCLUDED_CONF = 0.4 at most), so the ball was partly covered
 COVERED_CONF = 0.5
+# How long after a start its launch may stay covered and still count as unseen (`left_covered`): a ball
+# leaving at a few hundred mm/s is a radius clear of the hand's edge within ~0.2 s
+LAUNCH_SEEN_S = 0.2
 
 
 def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings, fps: float) -> bool:
@@ -53,18 +56,24 @@ def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings
     return False
 
 
-def left_covered(hist: History, o: Onset) -> bool:
-    """Did the ball leave its rest position while covered: from its last clear sample to its first sample off
-    its rest, at least two frames, every one of them held hidden by the tracker (an occluder over it) or read
-    weakly (`COVERED_CONF`: a disc inside an occluder's blob, or a frame it was missed), and at least one held
-    hidden? The cue's tip strikes a ball the camera sees (the bridge hand and the arm are behind it): a tip that
-    touches the ball's blob as it strikes makes a weak reading or a missed frame, never the ball lost under it;
-    what hides a ball as it starts is a hand, a sleeve, an arm."""
+def left_covered(hist: History, o: Onset, fps: float) -> bool:
+    """Did the ball leave its rest position while covered: from its last clear sample before the start to its
+    first clear one after it (within `LAUNCH_SEEN_S`), at least two frames, every one of them held hidden by
+    the tracker (an occluder over it) or read weakly (`COVERED_CONF`: a disc inside an occluder's blob, or a
+    frame it was missed), and at least one held hidden? The cue's tip strikes a ball the camera sees (the
+    bridge hand and the arm are behind it): a tip that touches the ball's blob as it strikes makes a weak
+    reading or a missed frame, never the ball lost under it; what hides a ball as it starts is a hand, a
+    sleeve, an arm. The hand may hide the ball only once it is moving (seed-53 foul_ball_touched_by_hand: read
+    weakly under the hand for 0.3 s, lost for four frames just after it left, found clear 10 mm on), so the
+    launch counts up to the first clear sample."""
     k = hist.idx(o.n_first - hist.size, o.n_first - 1)
     if len(k) == 0:
         return False
     clear = np.nonzero(hist.valid[k, o.ball] & (hist.conf[k, o.ball] >= COVERED_CONF))[0]
-    gap = k[int(clear[-1]) + 1 :] if len(clear) else k  # covered longer than the history holds: all of it
+    before = k[int(clear[-1]) + 1 :] if len(clear) else k  # covered longer than the history holds: all of it
+    after = hist.idx(o.n_first, min(hist.newest, o.n_first + frames(LAUNCH_SEEN_S, fps, 2)))
+    seen = np.nonzero(hist.valid[after, o.ball] & (hist.conf[after, o.ball] >= COVERED_CONF))[0]
+    gap = np.concatenate([before, after[: int(seen[0])] if len(seen) else after])
     hidden = hist.state[gap, o.ball] == BallState.HIDDEN
     return len(gap) >= 2 and bool(hidden.any()) and bool(np.all(hidden | hist.valid[gap, o.ball]))
 

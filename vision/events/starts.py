@@ -283,6 +283,14 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             self.last_hit[striker.ball] = max(self.last_hit[striker.ball], striker.t)
             self._emit(disturbed)
             return True
+        if len(group) == 1 and self._after_cover(striker):
+            homes = [self.homes[striker.ball][1]]
+            back = came_back(self.hist, striker, homes, self.s, self.fps) or self._rests_home(striker, homes)
+            if not (final or back or self._settled(striker)):
+                return False
+            if back and not self._turned(striker):
+                self.started[striker.ball] = -np.inf
+                return True
         t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
         self.last_hit[striker.ball] = max(self.last_hit[striker.ball], t0)
         for o in group:
@@ -330,6 +338,21 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             return True
         return self.hist.time(self.hist.newest) - o.t >= SETTLE_WAIT_S
 
+    def _after_cover(self, o: Onset) -> bool:
+        """Does this start leave from off the ball's place, within `SETTLE_WAIT_S` of a would-be disturbance
+        that took it there? A hand over a ball pulls its centre off and, as they part, snaps it back at stroke
+        speed (seed-53 frame_free: a penalty ball about to be lifted, "struck" at 111 mm/s back onto its place);
+        such a start is judged like the disturbance, on where the ball rests."""
+        t_prev, home = self.homes.get(o.ball, (-np.inf, o.anchor))
+        return 0 < o.t - t_prev <= SETTLE_WAIT_S and float(np.hypot(*(o.anchor - home))) > self.s.onset_mm
+
+    def _turned(self, o: Onset) -> bool:
+        """Did anything turn the ball after this start (a cushion kink, a contact of any confidence)? Only then
+        can a rolling ball come back onto the place it left."""
+        t_lo = o.t - self.s.cause_window_s
+        hits = [tc for pair, tc in self.last_pair.items() if o.ball in pair]
+        return any(k >= t_lo for k in [*self.kinks.get(o.ball, []), *hits])
+
     def _rests_home(self, o: Onset, homes: list[np.ndarray]) -> bool:
         """Is the ball at rest again no farther than `onset_mm` (the least move the motion tracker calls a
         start) from where it rested before: then nothing was displaced."""
@@ -342,7 +365,7 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         s, b = self.s, o.ball
         running = self.phase is ShotPhase.RUNNING
         fit = self._run(o, True)[1] if self._maybe_slow(o) else None
-        covered = covered_push(fit, o.speed, s) if left_covered(self.hist, o) else None
+        covered = covered_push(fit, o.speed, s) if left_covered(self.hist, o, self.fps) else None
         if fit is not None:
             disturbed, conf, extra = impulse_or_push(fit, self._stroke_floor(), s)
             if not disturbed:
