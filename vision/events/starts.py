@@ -172,8 +172,10 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
     def _maybe_slow(self, o: Onset) -> bool:
         """May this start be below the stroke speed? Its speed from the samples that showed it is a coarse
         reading (two samples: ~200 mm/s of error), so such a start is judged on its run (`_run`); so is one not
-        seen leaving (its first samples' speed spans the time it was unseen: a hand moving a covered ball)."""
-        if not seen_leaving(self.hist, o, self.s.start_seen_s):
+        seen leaving (its first samples' speed spans the time it was unseen: a hand moving a covered ball), or
+        one that left covered (`left_covered`: its centre snaps out of the hand's blob as they part, seed-59
+        foul_ball_touched_by_hand "launched" at 830 mm/s, then rolled at 90 mm/s)."""
+        if not seen_leaving(self.hist, o, self.s.start_seen_s) or left_covered(self.hist, o, self.fps):
             return True
         return o.speed - self.s.push_z * o.fit.sigma_v < self._stroke_floor()
 
