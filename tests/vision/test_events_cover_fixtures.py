@@ -1,7 +1,7 @@
-"""Hands over balls and hits inside one frame, on recorded tracker output of the seed-53 held-out renders.
+"""Hands over balls and hits inside one frame, on recorded tracker output of the seed-53 and seed-59 renders.
 
-Each fixture is a stretch of the real pipeline's tracker output (float32, all balls), cut from a case whose
-verdict the event layer got wrong before the reading it tests.
+Each fixture is a stretch of the real pipeline's tracker output (float64, all balls), cut from a case whose
+verdict the event layer got wrong before the reading it tests (each fails on the code before it).
 """
 
 from __future__ import annotations

@@ -185,9 +185,7 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         h, s = self.hist, self.s
         # a contact or cushion ends the run (one at its start: the ball passed its speed on, so its run after
         # tells nothing of the stroke)
-        hits = [tc for pair, tc in self.last_pair.items() if o.ball in pair]  # contacts of any confidence
-        ends = [k for k in [*self.kinks.get(o.ball, []), *hits] if k > o.t - s.cause_window_s]
-        t_end = min([o.t + s.run_fit_s, *ends])
+        t_end = min([o.t + s.run_fit_s, *self._turns(o)])
         stopped = self.motion.status(o.ball) is not Motion.MOVING
         ready = final or stopped or h.time(max(self.analysed, h.oldest)) >= t_end
         if not ready:
@@ -275,9 +273,8 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
                 self._note_home(striker)
         disturbed = self.calls.get(key)
         if disturbed is not None:
-            homes = [striker.anchor, self.homes[striker.ball][1]]
-            back = came_back(self.hist, striker, homes, self.s, self.fps) or self._rests_home(striker, homes)
-            if not (final or back or self._settled(striker)):
+            back = self._back_home(striker, [striker.anchor, self.homes[striker.ball][1]], final)
+            if back is None:
                 return False  # a disturbance is a displacement: wait to see where the ball rests
             if back:  # its centre came back onto its rest position: a cover shifted it, nothing moved
                 self.started[striker.ball] = -np.inf
@@ -286,11 +283,10 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             self._emit(disturbed)
             return True
         if len(group) == 1 and self._after_cover(striker):
-            homes = [self.homes[striker.ball][1]]
-            back = came_back(self.hist, striker, homes, self.s, self.fps) or self._rests_home(striker, homes)
-            if not (final or back or self._settled(striker)):
+            back = self._back_home(striker, [self.homes[striker.ball][1]], final)
+            if back is None:
                 return False
-            if back and not self._turned(striker):
+            if back and not self._turns(striker):  # snapped back onto its place: the cover let it go
                 self.started[striker.ball] = -np.inf
                 return True
         t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
@@ -348,12 +344,19 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         t_prev, home = self.homes.get(o.ball, (-np.inf, o.anchor))
         return 0 < o.t - t_prev <= SETTLE_WAIT_S and float(np.hypot(*(o.anchor - home))) > self.s.onset_mm
 
-    def _turned(self, o: Onset) -> bool:
-        """Did anything turn the ball after this start (a cushion kink, a contact of any confidence)? Only then
-        can a rolling ball come back onto the place it left."""
-        t_lo = o.t - self.s.cause_window_s
+    def _turns(self, o: Onset) -> list[float]:
+        """When anything turned the ball from just before this start on: its cushion kinks and its contacts of any
+        confidence. Only these end its run, and only these can bring a rolling ball back onto the place it left."""
         hits = [tc for pair, tc in self.last_pair.items() if o.ball in pair]
-        return any(k >= t_lo for k in [*self.kinks.get(o.ball, []), *hits])
+        return [k for k in [*self.kinks.get(o.ball, []), *hits] if k > o.t - self.s.cause_window_s]
+
+    def _back_home(self, o: Onset, homes: list[np.ndarray], final: bool) -> bool | None:
+        """Did the ball of this start come back onto one of `homes` (`came_back`, or at rest again there)?
+        None while it has not yet shown where it rests (`_settled`)."""
+        back = came_back(self.hist, o, homes, self.s, self.fps) or self._rests_home(o, homes)
+        if not (final or back or self._settled(o)):
+            return None
+        return back
 
     def _rests_home(self, o: Onset, homes: list[np.ndarray]) -> bool:
         """Is the ball at rest again no farther than `onset_mm` (the least move the motion tracker calls a
