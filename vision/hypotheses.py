@@ -128,6 +128,27 @@ def class_cost(
     return out
 
 
+def owned_cost(active: list[Track], xy_mm: np.ndarray, radius: float) -> np.ndarray:
+    """Extra cost: a detection within half a radius of a ball seen at rest in the last frame is that ball's, for
+    every track not moving. Another ball can be there only once this one has left, and a ball leaves its rest
+    struck (a moving striker may follow through onto the spot: moving tracks keep their costs), never so that a
+    ball held hidden or at rest elsewhere jumps onto it. Without this, a hidden ball's wide gate took a resting
+    ball in view 216 mm away while that ball took a hand's disc beside it (seed-59 frame_russian71, 7 / 12)."""
+    out = np.zeros((len(active), len(xy_mm)))
+    rest = [i for i, tr in enumerate(active) if tr.state == BallState.STATIONARY and tr.misses == 0]
+    if not rest or not len(xy_mm):
+        return out
+    p = np.array([active[i].xy for i in rest])
+    d = np.hypot(xy_mm[None, :, 0] - p[:, None, 0], xy_mm[None, :, 1] - p[:, None, 1])
+    near = d < 0.5 * radius
+    covered = near.any(axis=0)
+    owner = np.where(covered, np.array(rest)[near.argmax(axis=0)], -1)  # resting balls are 2 R apart at least
+    still = np.array([tr.state != BallState.MOVING for tr in active])
+    rows = np.arange(len(active))[:, None]
+    out[(owner[None, :] >= 0) & (owner[None, :] != rows) & still[:, None]] = INVALID
+    return out
+
+
 def leave_cost(active: list[Track], xy_mm: np.ndarray, weak: np.ndarray, radius: float) -> np.ndarray:
     """Extra cost: a ball hidden at rest leaves its place only for a detection that shows a ball clear of the
     occluder (a ball struck out from under a hand shows whole once out); a `weak` detection (low confidence,

@@ -17,7 +17,7 @@ from vision import kalman
 from vision.assign import Hypothesis, ambiguity, cost_matrix, solve
 from vision.bedgeom import seen_off_bed
 from vision.hands import in_hand
-from vision.hypotheses import class_cost, hypotheses, leave_cost
+from vision.hypotheses import class_cost, hypotheses, leave_cost, owned_cost
 from vision.identity import (
     COLOURED_ID,
     UNNAMED,
@@ -208,6 +208,7 @@ class TrackSet:
         foreign = self._foreign(dets, active)  # no ball of this set: a hand, a sleeve, a cue tip
         smeared = self._may_smear(active, dets, foreign, dt, occluded) if foreign[free].any() else None
         extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], smeared, self.table, self.config)
+        extra += owned_cost(active, dets.xy_mm[free], self.R)  # a resting ball in view keeps its own detection
         if occluded is not None:  # weak detections under an occluder: see `leave_cost`
             weak = np.array([dets.confidence[k] < 0.5 and occluded(dets.xy_mm[k]) for k in free], dtype=bool)
             extra += leave_cost(active, dets.xy_mm[free], weak, self.R)

@@ -96,3 +96,27 @@ def test_a_ball_the_referee_takes_off_leaves_when_lifted_and_never_revives() -> 
     f = _hide(ts, f, 30, [(-500.0, 0.0), (100.0, 100.0)], covered=False)  # something put down where it was
     assert ts.tracks["1"].state == BallState.UNKNOWN
     assert ts.tracks["3"].state == BallState.STATIONARY  # not the ball taken off
+
+
+def test_a_hidden_ball_does_not_take_a_resting_ball_in_view_that_a_hand_stands_beside() -> None:
+    # seed-59 frame_russian71 at 30 fps: 7 hidden under a hand 216 mm from 12 at rest in view; a hand's disc
+    # showed 52 mm beside 12. Taking both (7 onto 12, 12 onto the hand) cost less than 7 left unmatched
+    fps = 30.0
+    ts = TrackSet(TABLE, ("7", "12"), {"7": (1015.0, 99.0), "12": (1231.7, 14.1)})
+    for f in range(10):
+        ts.step(dets([(1015.0, 99.0), (1231.7, 14.1)], seed=f), f / fps, lambda _p: False)
+    hand = [(1015.0, 99.0), (1234.2, 66.5)]  # the arm over 7 reaches the disc beside 12, not 12 itself
+
+    def under_arm(p: np.ndarray) -> bool:
+        return min(float(np.hypot(*(np.asarray(p) - q))) for q in hand) < 40.0
+
+    for f in range(10, 20):
+        ts.step(dets([(1231.7, 14.1)], seed=f), f / fps, under_arm)
+    assert ts.tracks["7"].state == BallState.HIDDEN
+    d = dets([(1231.9, 14.3), (1234.2, 66.5)], seed=20)
+    d.confidence[1] = 0.3  # a disc inside the arm's blob (the detector's OCCLUDED_CONF)
+    st = ts.step(d, 20 / fps, under_arm)
+    assert st.state_of("12") == BallState.STATIONARY
+    assert np.hypot(*(st.xy_mm[1] - (1231.7, 14.1))) < 3
+    assert st.state_of("7") == BallState.HIDDEN
+    assert np.hypot(*(st.xy_mm[0] - (1015.0, 99.0))) < 3
