@@ -84,6 +84,27 @@ def test_a_centre_that_jumps_off_its_rest_and_back_in_one_frame_starts_nothing(f
 
 
 @pytest.mark.parametrize("fps", [60.0, 30.0])
+@pytest.mark.parametrize("touching", [False, True])
+def test_a_centre_pulled_off_its_rest_and_back_sooner_than_a_ball_turns_starts_nothing(fps: float,
+                                                                                     touching: bool) -> None:
+    # seed-59 frame_dynamic: an arm lifting off 15 pulled its tracked centre 25 mm out, back onto its rest in
+    # 0.1 s (20 m/s^2 of turning, ten times sliding friction), beside 5 touching it and never moving: a shot
+    n0, n = int(fps), int(fps)
+    out = round(0.1 * fps) - 1  # 0.1 s from its last sample at rest
+    pos = np.zeros((n0 + n, 3, 2))
+    pos[:, 0] = (-800.0, 0.0)
+    pos[:, 1] = REST
+    pos[:, 2] = REST + np.array([-2 * R - (0.0 if touching else 300.0), 0.0])
+    back = np.linspace(25.0, 0.0, out + 1)  # 25 mm off on the first frame, home `out` frames later
+    pos[n0 : n0 + out + 1, 1, 0] += back * 0.8
+    pos[n0 : n0 + out + 1, 1, 1] += back * 0.6
+    state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
+    state[n0 : n0 + out + 2, 1] = BallState.MOVING
+    states = noisy_states(np.arange(len(pos)) / fps, pos, state, ("C", "15", "5"), NoiseModel(0.7, 1.5, 0.0, 4))
+    assert [e for e in detect_events(TABLE, fps, states) if e.type in SEGMENT] == []
+
+
+@pytest.mark.parametrize("fps", [60.0, 30.0])
 def test_a_ball_seen_twice_after_it_was_lost_starts_nothing(fps: float) -> None:
     n, hid = int(fps), int(0.3 * fps)
     after = np.tile(REST + np.array([500.0, 100.0]), (n, 1))

@@ -23,7 +23,10 @@ from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 from vision.events.unseen import runs_back, seen_leaving, unseen_jump
 
-_OUT_AND_BACK_MM = 40.0  # a first step off the rest this long that lands back on it (see _out_and_back)
+# out and back onto the rest within this long, decelerating harder than this, is no ball (see _out_and_back):
+# five times sliding friction (~0.2 g), so that the noise of a few samples never makes a backspun ball one
+_OUT_AND_BACK_S = 0.25
+_TURN_MAX_MM_S2 = 10000.0
 # Existence confidence of a stroke from rest (`start_confidence`): seen leaving its rest position with no
 # cause, or found moving after it was unseen as it left (no motion off the rest position was seen: a ball
 # re-found elsewhere may be another ball, so the stroke is reported for review, not asserted).
@@ -122,8 +125,11 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             return self._jump_memo[key]
         late = final or self.hist.newest - o.n_first > 3 * self.D
         verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm)
-        if verdict is not True and self._out_and_back(o):
+        back = self._out_and_back(o) if verdict is not True else False
+        if back:
             verdict = True
+        elif back is None and not late:
+            verdict = None  # on its way back onto its rest: a few frames tell whether it got there too soon
         if verdict is True and self._hit_at_once(o):
             verdict = False  # it passed its speed on to a ball it hit inside its first step
         if verdict is True and crept(self.hist, o, self.s, self.fps, 2 * self.D) and not self._too_fast(o):
@@ -136,25 +142,44 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             self._jump_memo[key] = verdict
         return verdict
 
-    def _out_and_back(self, o: Onset) -> bool:
-        """Decimetres off its rest and back onto it (within the rest radius) within two frames, with no
-        cushion nose and no other ball within that reach to turn it: no ball reverses along its own path
-        that fast and stops on its spot, so the tracked centre followed something else (a hand carrying the
-        cue ball over it: seed-37 cue_ball_in_hand_anywhere, 6 "struck" at 5.6 m/s for one frame). A ball
-        struck into a cushion 10 cm off does come back near its spot: the nose within reach rules that out."""
-        t, xy = self.hist.track(o.ball, o.n_first, o.n_first + 2)
+    def _out_and_back(self, o: Onset) -> bool | None:
+        """Off its rest and back onto it (within the rest radius) sooner than any ball can turn round, with no
+        cushion nose and no other ball within that reach to turn it: the tracked centre followed something else
+        (a hand carrying the cue ball over it: seed-37 cue_ball_in_hand_anywhere, 6 "struck" at 5.6 m/s for one
+        frame; an arm lifting off a ball it covered: seed-59 frame_dynamic, 15 "struck" 25 mm out and back in
+        0.1 s). A ball turns round on the cloth alone only by backspin, against sliding friction: out d and back
+        in T takes 8 d / T^2 of deceleration, held under `_TURN_MAX_MM_S2`. A ball struck into a cushion 10 cm
+        off does come back near its spot: the nose within reach rules that out. None while it is on its way
+        back but not yet home (only then: a ball rolling away is never kept waiting)."""
+        h = self.hist
+        t, xy = h.track(o.ball, o.n_first, o.n_first + frames(_OUT_AND_BACK_S, self.fps, 2))
         if len(t) < 2:
             return False
-        out = float(np.hypot(*(xy[0] - o.anchor)))
-        if out <= _OUT_AND_BACK_MM or not bool(np.any(np.hypot(*(xy[1:] - o.anchor).T) <= self.s.rest_radius_mm)):
-            return False
+        off = np.hypot(*(xy - o.anchor).T)
+        home = np.nonzero(off[1:] <= self.s.rest_radius_mm)[0]
+        j = int(home[0]) + 1 if len(home) else len(off)
+        out = float(off[:j].max())
         if min(self.table.cushion_gaps(o.anchor).values(), default=np.inf) <= out:
             return False
-        k = o.n_first % self.hist.size
+        k = o.n_first % h.size
         for b in range(len(self.ids)):
-            if b != o.ball and self.hist.valid[k, b] and self.table.ball_gap(self.hist.xy[k, b], o.anchor) <= out:
-                return False
-        return True
+            if b != o.ball and h.valid[k, b] and self.table.ball_gap(h.xy[k, b], o.anchor) <= out:
+                # a ball that turned it round took its momentum and left its place (a touching ball that stayed
+                # put turned nothing: seed-59 frame_dynamic, 15 against 5)
+                _, yb = h.track(b, o.n_first - 1, h.counter_at(float(t[min(j, len(t) - 1)])))
+                if not len(yb) or float(np.max(np.hypot(*(yb - yb[0]).T))) > self.s.rest_radius_mm:
+                    return False
+        t_rest, _ = h.track(o.ball, o.n_first - 3, o.n_first - 1)  # its last sample at rest: the longest it took
+        t_left = t_rest[-1] if len(t_rest) else t[0] - 1.0 / self.fps
+        if not len(home):
+            heading_back = off[-1] < out - self.s.rest_radius_mm
+            window_open = h.time(h.newest) - t[0] < _OUT_AND_BACK_S
+            # the soonest it can still be home, then: the next frame
+            soonest = h.time(h.newest) + 1.0 / self.fps - t_left
+            possible = 8.0 * (out - self.s.rest_radius_mm) / soonest**2 > _TURN_MAX_MM_S2
+            return None if heading_back and window_open and possible else False
+        span = float(t[j] - t_left)
+        return 8.0 * (out - self.s.rest_radius_mm) / max(span, 1e-9) ** 2 > _TURN_MAX_MM_S2
 
     def _too_fast(self, o: Onset) -> bool:
         """Does the track step faster than any ball runs from the frame before the start on?"""
