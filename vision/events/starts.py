@@ -35,6 +35,11 @@ RUNS_BACK_CONF = 0.6  # unseen as it left, but found rolling straight away from 
 UNSEEN_START_CONF = 0.3
 
 
+def _too_sharp_a_turn(out_mm: float, span_s: float) -> bool:
+    """Out `out_mm` and back in `span_s` asks 8 d / T^2 of deceleration: more than `_TURN_MAX_MM_S2`?"""
+    return 8.0 * out_mm / max(span_s, 1e-9) ** 2 > _TURN_MAX_MM_S2
+
+
 class StartLogic(CauseLogic):  # the settings, history, motion, table and contact state: see CauseLogic
     lines: LineWatcher
     now: float
@@ -175,11 +180,9 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             heading_back = off[-1] < out - self.s.rest_radius_mm
             window_open = h.time(h.newest) - t[0] < _OUT_AND_BACK_S
             # the soonest it can still be home, then: the next frame
-            soonest = h.time(h.newest) + 1.0 / self.fps - t_left
-            possible = 8.0 * (out - self.s.rest_radius_mm) / soonest**2 > _TURN_MAX_MM_S2
+            possible = _too_sharp_a_turn(out - self.s.rest_radius_mm, h.time(h.newest) + 1.0 / self.fps - t_left)
             return None if heading_back and window_open and possible else False
-        span = float(t[j] - t_left)
-        return 8.0 * (out - self.s.rest_radius_mm) / max(span, 1e-9) ** 2 > _TURN_MAX_MM_S2
+        return _too_sharp_a_turn(out - self.s.rest_radius_mm, float(t[j] - t_left))
 
     def _too_fast(self, o: Onset) -> bool:
         """Does the track step faster than any ball runs from the frame before the start on?"""
