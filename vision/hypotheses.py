@@ -161,3 +161,21 @@ def leave_cost(active: list[Track], xy_mm: np.ndarray, weak: np.ndarray, radius:
         if tr.state == BallState.HIDDEN and tr.hid_speed <= 0.0:
             out[i] = (weak & (np.hypot(*(xy_mm - tr.xy).T) > radius)) * INVALID
     return out
+
+
+def clutter_cost(active: list[Track], xy_mm: np.ndarray, clutter_xy: np.ndarray, radius: float) -> np.ndarray:
+    """Extra cost: a ball seen at rest in the last frame is not the object no track took in that frame
+    elsewhere (a cue's ferrule behind the cue ball, a hand, a chalk cube): a detection still where such an
+    object was is out of reach of every track not moving that was seen at rest, but within a radius of its
+    place (there the two merge). Seed-61 frame_dynamic 127.5 s: the struck cue ball read foreign under the
+    tip, so its resting track jumped 220 mm back onto the ferrule's disc, and the next ball it hit was taken
+    for the struck one."""
+    out = np.zeros((len(active), len(xy_mm)))
+    rest = [i for i, tr in enumerate(active) if tr.state == BallState.STATIONARY and tr.misses == 0]
+    if not rest or not len(xy_mm) or not len(clutter_xy):
+        return out
+    d_clutter = np.hypot(xy_mm[:, None, 0] - clutter_xy[None, :, 0], xy_mm[:, None, 1] - clutter_xy[None, :, 1])
+    stays = d_clutter.min(axis=1) < 0.5 * radius
+    for i in rest:
+        out[i] = (stays & (np.hypot(*(xy_mm - active[i].xy).T) > radius)) * INVALID
+    return out

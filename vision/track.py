@@ -17,7 +17,7 @@ from vision import kalman
 from vision.assign import Hypothesis, ambiguity, cost_matrix, solve
 from vision.bedgeom import seen_off_bed
 from vision.hands import in_hand
-from vision.hypotheses import class_cost, hypotheses, leave_cost, owned_cost
+from vision.hypotheses import class_cost, clutter_cost, hypotheses, leave_cost, owned_cost
 from vision.identity import (
     COLOURED_ID,
     UNNAMED,
@@ -64,6 +64,7 @@ class TrackSet:
         self.frame = -1
         self.R = table.ball_radius
         self._pending: list[tuple[np.ndarray, int]] = []  # unclaimed detections: position, frames seen
+        self._clutter = np.zeros((0, 2))  # the last frame's detections no track took, of any confidence
         self._expected: dict[str, np.ndarray] = {}  # spotted balls not yet seen on their spot: id -> mm
         self.colours = ColourModel()  # coloured vs ivory, learnt from the balls under this light
         self._cls: np.ndarray | None = None  # this frame's classes by the colour model
@@ -209,6 +210,7 @@ class TrackSet:
         smeared = self._may_smear(active, dets, foreign, dt, occluded) if foreign[free].any() else None
         extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], smeared, self.table, self.config)
         extra += owned_cost(active, dets.xy_mm[free], self.R)  # a resting ball in view keeps its own detection
+        extra += clutter_cost(active, dets.xy_mm[free], self._clutter, self.R)  # nor jumps onto what lay elsewhere
         if occluded is not None:  # weak detections under an occluder: see `leave_cost`
             weak = np.array([dets.confidence[k] < 0.5 and occluded(dets.xy_mm[k]) for k in free], dtype=bool)
             extra += leave_cost(active, dets.xy_mm[free], weak, self.R)
@@ -232,7 +234,9 @@ class TrackSet:
         c = self.tracks.get(COLOURED_ID)
         lost = c is not None and not c.in_play and not c.removed
         slow = {k for k in odd if lost and cls[k] == BallClass.COLOURED}
-        self._revive(dets, cls, taken | {int(free[k]) for _, k in pairs} | (odd - slow), occluded, slow)
+        claimed = taken | {int(free[k]) for _, k in pairs}
+        claimed |= self._revive(dets, cls, claimed | (odd - slow), occluded, slow)
+        self._clutter = dets.xy_mm[[k for k in range(len(dets)) if k not in claimed]].reshape(-1, 2)
         if self._expected:  # rare: only between a verdict that spots a ball and the ball's arrival
             self.relabel(self.expected, 0.9)
         return self.publish(t)
@@ -441,7 +445,7 @@ class TrackSet:
             tr.rest_xy = p.copy()
 
     def _revive(self, dets: Detections, cls: np.ndarray, used: set[int], occluded: Occluded | None = None,
-                slow: set[int] | None = None) -> None:
+                slow: set[int] | None = None) -> set[int]:
         """A detection no track took: a ball back in play (spotted after a pot) or one never seen. Only once
         it has stayed put for `revive_frames` frames with no occluder next to it: a passing cue tip moves, and
         a bridge hand resting on the bed for seconds belongs to an arm, while a ball put down stays when the
@@ -463,8 +467,10 @@ class TrackSet:
             if count >= wait or (count >= self.config.spot_frames and self._on_spot(xy)):
                 ready.append(k)
         self._pending = pending
+        revived: set[int] = set()
         for k in ready:
             if self._expected and self._revive_expected(dets.xy_mm[k]):
+                revived.add(k)
                 continue
             want_col = cls[k] == BallClass.COLOURED
             cands = [
@@ -474,6 +480,7 @@ class TrackSet:
             ]
             if not cands:
                 continue
+            revived.add(k)
             order = {BallState.UNKNOWN: 0, BallState.OFF_TABLE: 1, BallState.POTTED: 2}
             # of each kind, the ball that left play last is the likeliest to come back: the ball in hand just
             # lifted, the ball potted or jumped off in the shot the referee now spots again
@@ -491,6 +498,7 @@ class TrackSet:
             tr.rest_xy = dets.xy_mm[k].copy()
             tr.history.clear()
             tr.history.append(tr.xy)
+        return revived
 
     def _on_spot(self, xy: np.ndarray) -> bool:
         """Is xy on the spot of a spotted ball still off the table?"""

@@ -120,3 +120,23 @@ def test_a_hidden_ball_does_not_take_a_resting_ball_in_view_that_a_hand_stands_b
     assert np.hypot(*(st.xy_mm[1] - (1231.7, 14.1))) < 3
     assert st.state_of("7") == BallState.HIDDEN
     assert np.hypot(*(st.xy_mm[0] - (1015.0, 99.0))) < 3
+
+
+def test_a_struck_ball_lost_from_view_does_not_jump_onto_the_cue_ferrule_behind_it() -> None:
+    # seed-61 frame_dynamic at 30 fps: a ferrule's pale disc lay 220 mm behind the cue ball at address, no
+    # track took it; struck, the ball read no ball's colour under the tip, and its resting track took the disc
+    fps = 30.0
+    ts = TrackSet(TABLE, ("C", "6"), {"C": (677.2, -124.6), "6": (712.8, -387.2)})
+    col = [BallClass.COLOURED, BallClass.IVORY, BallClass.IVORY]
+    for f in range(10):
+        d = dets([(677.2, -124.6), (712.8, -387.2), (645.5, 97.2)], col, seed=f)
+        d.confidence[2] = 0.3
+        ts.step(d, f / fps, lambda _p: False)
+    d = dets([(712.8, -387.2), (646.2, 96.4)], seed=10)  # the ball unseen this frame, the ferrule where it was
+    d.confidence[1] = 0.3
+    st = ts.step(d, 10 / fps, lambda _p: False)
+    assert np.hypot(*(st.xy_mm[0] - (677.2, -124.6))) < 3  # missed in place, not 220 mm back
+    d = dets([(692.9, -237.5), (712.8, -387.2), (647.0, 95.0)], col, seed=11)  # seen again on its way
+    d.confidence[2] = 0.3
+    st = ts.step(d, 11 / fps, lambda _p: False)
+    assert np.hypot(*(st.xy_mm[0] - (692.9, -237.5))) < 3
