@@ -175,16 +175,25 @@ def _judge_alone(inputs: list[dict[str, Any]], truth: Sequence[Event], found: Se
     The pipeline's window opens when the truth's previous shot ends (its shot_end; the video's start for the
     first shot), not at v's start: what happens between shots (a ball touched by a hand, 1.17) belongs to the
     next shot, so a missed or invented between-shot event counts against it. A previous shot without a
-    shot_end keeps its events (the window opens at v's start - tol_s), so no error counts twice. The pipeline's
+    shot_end keeps its events (the window opens at the pipeline's stroke matched to v's start, else at v's
+    start - tol_s), so no error counts twice; it closes likewise at the pipeline's stroke matched to the next
+    truth shot, so what happens just before a stroke that cut the shot short (1.14.2) stays in it. The pipeline's
     previous shot may end a little after the truth's: its events up to its own shot_end (one before its first
     shot_start in the window) belong to that shot and are left out."""
     assert v.t is not None
+    found_starts = _shot_starts(found)
+
+    def boundary(t: float) -> float:
+        """Where the pipeline's shot of truth time t begins: its own stroke matched to t, else t - tol_s."""
+        near = [f for f in found_starts if abs(f - t) <= tol_s]
+        return min(near, key=lambda f: abs(f - t)) if near else t - tol_s
+
     earlier = [t for t in _shot_starts(truth) if t < v.t - tol_s]
     ends = [e.t for e in truth if e.type is EventType.SHOT_END and earlier and earlier[-1] <= e.t < v.t - tol_s]
-    start = ends[-1] if ends else (v.t - tol_s if earlier else -float("inf"))
+    start = ends[-1] if ends else (boundary(v.t) if earlier else -float("inf"))
     later = [t for t in _shot_starts(truth) if t > v.t + tol_s]
-    stop = (later[0] - tol_s) if later else float("inf")
-    before = [e for e in truth if e.t <= start] if ends else [e for e in truth if e.t < start]
+    stop = boundary(later[0]) if later else float("inf")
+    before = [e for e in truth if e.t <= start] if ends else [e for e in truth if e.t < min(start, v.t)]
     mine = [e for e in found if start < e.t < stop] if ends else [e for e in found if start <= e.t < stop]
     first = next((i for i, e in enumerate(mine) if e.type is EventType.SHOT_START), len(mine))
     closing = [i for i, e in enumerate(mine[:first]) if e.type is EventType.SHOT_END]

@@ -115,3 +115,19 @@ def test_review_flags_are_counted_and_a_wrong_verdict_among_them(frame: tuple[li
     found = [doubtful if e is first else e for e in truth if not (e.type in lost and s2 <= e.t < s3)]
     res = compare_verdicts(inputs, truth, found, "free", table)
     assert res.agree == res.shots - 1 and res.flagged >= 1 and res.wrong_flagged == 1
+
+
+def test_a_stroke_just_after_the_last_cushion_of_the_shot_it_cuts_short_leaves_that_cushion_in_its_shot() -> None:
+    # 1.14.2: the second stroke comes 23 ms after ball 9 reached the rear cushion, the touch that made the first
+    # shot legal (1.20(3a)); a window cut tol_s before the next truth stroke lost it (seed-67 render)
+    case = CASE.parent / "foul_strike_before_balls_stopped"
+    truth, inputs = truth_inputs(case)
+    table = Table(TableSpec(**json.loads((case / "truth.json").read_text())["table"]))
+    cushion = next(e for e in truth if e.type is EventType.CUSHION and e.ball == "9")
+    second = _starts(truth)[1]
+    shift = second - (cushion.t + 0.023)
+    moved = sorted([e if e.t < second else Event.from_dict({**e.to_dict(), "t": e.t - shift}) for e in truth],
+                   key=lambda e: e.t)
+    res = compare_verdicts(inputs, moved, moved, "russian71", table)
+    assert res.shots == 2
+    assert res.agree == res.agree_carried == 2, res.diffs
