@@ -13,6 +13,7 @@ import numpy as np
 
 from calibration.table import Table
 from vision.events.fit import fit_line
+from vision.events.history import History
 from vision.events.motion import Onset
 from vision.events.settings import EventSettings, noise_model
 
@@ -44,6 +45,33 @@ def rest_layout(
             if gap <= s.touch_tol_mm:
                 touching.append({"balls": [ids[a], ids[b]], "gap_mm": round(gap, 2), "gap_sigma_mm": s.gap_sigma_mm})
     return positions, frozen, tuple(touching)
+
+
+SETTLED_S = 0.5  # a rest position read for the layout: the mean of the ball's last samples over this long
+CREPT_Z = 4.0  # ... used only when it lies this many of its standard errors off the rest anchor
+
+
+def settled(hist: History, anchors: dict[int, np.ndarray], t: float, s: EventSettings) -> dict[int, np.ndarray]:
+    """Where each ball at rest lies at time t, for the layout: its rest anchor, unless the mean of its samples
+    over the last `SETTLED_S` within `onset_mm` of that anchor (at least three) lies more than `CREPT_Z`
+    standard errors (`noise_rest_mm` / sqrt(n)) off it; then that recent mean.
+
+    The rest anchor is the running mean since the ball was last called at rest, so a ball that crept on a few
+    millimetres after that call (pushed slowly into a cushion by a ball that stopped against it) keeps an
+    anchor dragged back along its creep: seed-67 frame_dynamic, ball 2 resting 1.9 mm off its cushion nose,
+    anchored 4.7 mm off, was not listed frozen. A ball that did not creep keeps the anchor, the mean of more
+    samples than the window's."""
+    n1 = hist.counter_at(t)
+    n0 = hist.counter_at(t - SETTLED_S)
+    out = {}
+    for b, a in anchors.items():
+        ts, xy = hist.track(b, n0, n1)
+        keep = (ts <= t + 1e-9) & (np.hypot(*(xy - a).T) <= s.onset_mm)
+        n = int(keep.sum())
+        recent = xy[keep].mean(axis=0) if n >= 3 else a
+        crept = n >= 3 and float(np.hypot(*(recent - a))) > CREPT_Z * s.noise_rest_mm / np.sqrt(n)
+        out[b] = recent if crept else a
+    return out
 
 
 def choose_striker(group: list[Onset]) -> Onset:
