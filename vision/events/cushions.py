@@ -137,6 +137,37 @@ def verify_touch(
     return found
 
 
+def corner_touches(
+    hist: History,
+    rest: RestLookup,
+    bound: Boundary,
+    s: EventSettings,
+    ball: int,
+    m: int,
+    n_lo: int,
+    n_hi: int,
+    radius: float,
+    fps: float,
+    found: Touch | None,
+) -> list[Touch]:
+    """Touches of the other noses whose distance has its minimum at m too, each judged on its own approach.
+    `verify_touch` reports the touch of the nose the ball comes closest to; in a corner pocket's mouth a ball
+    meets one nose and the other's jaw within a frame (seed-67 jaw_rattle_no_pot: rear at 2.406 s, left_rear
+    at 2.425 s, both minima at one sample), and the first hid the second (a 1.20 foul on a legal shot)."""
+    gap = not bool(hist.valid[hist.idx(m - 1, m + 1), ball].all())
+    segs = _minima(hist, bound, m, radius, s, turned=gap)[ball]
+    if int(segs.sum()) < 2:
+        return []
+    out = []
+    for i in np.nonzero(segs)[0]:
+        if found is not None and bound.names[i] == found.cushion:
+            continue
+        got = _fitted_touch(hist, rest, bound, s, ball, m, n_lo, n_hi, radius, fps, np.arange(len(segs)) == i)
+        if got is not None and got.cushion == bound.names[i]:
+            out.append(got)
+    return out
+
+
 def _fitted_touch(
     hist: History,
     rest: RestLookup,
