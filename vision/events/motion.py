@@ -254,7 +254,12 @@ class MotionTracker:
         ok = h.valid[k] & h.valid[k, b][:, None]
         gap = np.linalg.norm(h.xy[k] - h.xy[k, b][:, None, :], axis=-1)
         gap[:, b] = np.inf
-        return not bool(np.any(ok & (gap <= _HIT_REACH_MM)))
+        # only a ball it was closing on can have stopped it: one it ran away from did not (seed-67 frame_free:
+        # 10, 11 mm off a resting 3 as it rolled away from it into a cushion nose and back, was called at rest
+        # there and its cushion touch was lost)
+        closing = np.zeros_like(ok)
+        closing[1:] = (gap[1:] < gap[:-1]) & ok[1:] & ok[:-1]
+        return not bool(np.any(closing & (gap <= _HIT_REACH_MM)))
 
     def stop_time(self, b: int, n: int, t_window: float, t_moving: float) -> float:
         """When the ball stopped, from its last approach to rest (see `stop_fit`); `t_window` (the start of

@@ -1,0 +1,43 @@
+"""Slow balls on recorded tracker output of the seed-67 render (frame_free, 30 fps).
+
+Each fixture is a stretch of the real pipeline's tracker output (float64, all balls) whose events the event
+layer got wrong before the reading it tests (each fails on the code before it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from track_fakes import recorded_states
+
+from calibration.table import Table
+from rules.events import Event, EventType
+from vision.events import detect_events
+from vision.pipeline import event_settings
+
+DATA = Path(__file__).parent / "data"
+
+
+def _events(name: str) -> list[Event]:
+    # the tracker's noise model, as the pipeline runs the event layer on this output
+    return detect_events(Table.load(), 30.0, recorded_states(DATA / name), event_settings())
+
+
+def test_a_ball_kissed_slowly_is_hit_though_it_is_seen_to_start_a_creep_later() -> None:
+    # C rolls at 91 mm/s into 10 (truth: C-10 at 144.294 s); 10 leaves at about 60 mm/s, so it is seen to
+    # start (6 mm off its rest) 0.103 s after the kiss, a little more than 6 mm at its first speed: it was
+    # called disturbed beside the contact, a 1.17 foul on a legal shot
+    events = _events("slow_kiss_onset_late_30fps.npz")  # 138.5-145.5 s
+    kiss = [e for e in events if e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"C", "10"}]
+    assert len(kiss) == 1 and abs(kiss[0].t - 144.294) * 30 <= 1.0
+    assert not any(e.type is EventType.BALL_DISTURBED for e in events)
+
+
+def test_a_slow_bounce_off_a_nose_beside_a_ball_it_rolled_away_from_is_no_rest() -> None:
+    # 17.6-23.6 s: 10, hit by 3, rolls away from it at ~100 mm/s into the right_rear nose and back out at
+    # ~40 mm/s, 7 mm in and out over the rest window (truth: right_rear at 22.558 s). 3 lay 11 mm off 10 as it
+    # left, so "a ball near enough to have stopped it dead" called 10 at rest and the touch was never sought
+    events = _events("slow_bounce_near_a_ball_30fps.npz")
+    touches = [e for e in events if e.type is EventType.CUSHION and e.ball == "10"]
+    assert [e.cushion for e in touches] == ["right_rear"]
+    assert abs(touches[0].t - 22.558) * 30 <= 1.0
