@@ -1,4 +1,4 @@
-"""Slow balls on recorded tracker output of the seed-67 render (frame_free, 30 fps).
+"""Slow balls on recorded tracker output of the seed-67 and seed-71 renders (frame_free, 30 fps).
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls) whose events the event
 layer got wrong before the reading it tests (each fails on the code before it).
@@ -41,3 +41,13 @@ def test_a_slow_bounce_off_a_nose_beside_a_ball_it_rolled_away_from_is_no_rest()
     touches = [e for e in events if e.type is EventType.CUSHION and e.ball == "10"]
     assert [e.cushion for e in touches] == ["right_rear"]
     assert abs(touches[0].t - 22.558) * 30 <= 1.0
+
+
+def test_a_slow_stroke_into_a_ball_a_few_mm_off_is_a_stroke_though_its_first_samples_are_slow() -> None:
+    # seed-71 frame_free 115.8-118.8 s: C struck at 212 mm/s into 5, 17 mm off, hits it within 80 ms; its first
+    # moving samples straddle the hit (87 mm/s, below the 100 mm/s stroke floor) and its run is too short to
+    # fit, so it was called disturbed and the shot vanished (truth: a 1.20 foul; before: a 1.17)
+    events = _events("slow_stroke_into_a_near_ball_30fps.npz")
+    start = [e for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
+    assert [(e.type, e.ball) for e in start] == [(EventType.SHOT_START, "C")]
+    assert abs(start[0].t - 117.198) * 30 <= 1.5
