@@ -186,7 +186,8 @@ class LineWatcher:
             neg = np.where(sxx > 1e-12, -np.minimum(w, 0.0).sum(axis=0), np.inf)
             lo = np.where(ok[..., None], xy, np.inf).min(axis=0)
             hi = np.where(ok[..., None], xy, -np.inf).max(axis=0)
-        spread = (hi - lo) * neg[:, None]
+        with np.errstate(invalid="ignore"):  # a ball seen once: 0 x inf; it is one of `few`, kept whatever this says
+            spread = (hi - lo) * neg[:, None]
         slack = 1e-3  # mm, far above the rounding of the fit
         lo, hi = lo - spread - slack, hi + spread + slack
         # (M, 3): the long axis (y = 0), then each line (x = x_line), and the side held of each

@@ -18,6 +18,7 @@ from vision.events.disturb import SETTLE_WAIT_S, came_back, covered_push, impuls
 from vision.events.fit import point_segment_distance
 from vision.events.lines import LineWatcher
 from vision.events.motion import Motion, Onset, Stop, track_jump
+from vision.events.pots import PotWatcher
 from vision.events.settings import MAX_SPEED_MM_S, frames
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
@@ -42,6 +43,7 @@ def _too_sharp_a_turn(out_mm: float, span_s: float) -> bool:
 
 class StartLogic(CauseLogic):  # the settings, history, motion, table and contact state: see CauseLogic
     lines: LineWatcher
+    pots: PotWatcher
     now: float
     phase: ShotPhase
     onsets: list[tuple[Onset, int]]
@@ -141,11 +143,37 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             verdict = False  # a slow ball crept off its rest: a few still-looking frames after are its slow run
         if verdict is not True and not seen_leaving(self.hist, o, self.s.start_seen_s):
             verdict = unseen_jump(self.hist, o, self.s.rest_radius_mm, self.s.onset_mm) if late else None
+        if verdict is not False and self._fell(o):
+            verdict = False  # seen too few times because it dropped into a pocket on its way: it moved
         if verdict is None and late:
             verdict = False
         if verdict is not None:
             self._jump_memo[key] = verdict
         return verdict
+
+    def _fell(self, o: Onset) -> bool:
+        """Did the ball of this start leave the bed after it, seen last off its rest on the way (a ball hanging in
+        a mouth, hit, drops within two frames: seed-73 frame_dynamic, 6 seen twice and potted, its start taken
+        for a jump, so C's hit on it was never sought and C's stroke was called a disturbance)? The pot watcher
+        follows its track over the mouth line, which no jump of the tracked centre onto something else does."""
+        b = o.ball
+        if not self.pots.gone[b] or not float(self.pots.last_t[b]) >= o.t:
+            return False
+        if float(np.hypot(*(self.pots.last_xy[b] - o.anchor))) <= self.s.onset_mm:
+            return False
+        # and a ball was running at it to knock it in: a hanging ball whose centre jumps off with nothing near
+        # it (seed-67 hanging_ball_drops_later, read off the table at 1 m/s before any stroke) did not move
+        c = self.hist.counter_at(o.t)
+        for x in range(len(self.ids)):
+            if x == b or not self.motion.moving_at(x, o.t):
+                continue
+            _, xy = self.hist.track(x, c - 1, c + 1)
+            if len(xy) < 2:
+                continue
+            step = float(np.max(np.hypot(*np.diff(xy, axis=0).T)))  # its run over a frame
+            if float(np.min(np.hypot(*(xy - o.anchor).T))) <= 2 * self.R + self.s.cause_gap_mm + step:
+                return True
+        return False
 
     def _out_and_back(self, o: Onset) -> bool | None:
         """Off its rest and back onto it (within the rest radius) sooner than any ball can turn round, with no
