@@ -23,6 +23,7 @@ from vision.events.settings import MAX_SPEED_MM_S, frames
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 from vision.events.unseen import runs_back, seen_leaving, unseen_jump
+from vision.types import BallState
 
 # out and back onto the rest within this long, decelerating harder than this, is no ball (see _out_and_back):
 # five times sliding friction (~0.2 g), so that the noise of a few samples never makes a backspun ball one
@@ -410,9 +411,21 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         """Did the ball of this start come back onto one of `homes` (`came_back`, or at rest again there)?
         None while it has not yet shown where it rests (`_settled`)."""
         back = came_back(self.hist, o, homes, self.s, self.fps) or self._rests_home(o, homes)
+        back = back or self._lifted_home(o, homes)
         if not (final or back or self._settled(o)):
             return None
         return back
+
+    def _lifted_home(self, o: Onset, homes: list[np.ndarray]) -> bool:
+        """Was the ball taken off the table (the tracker's UNKNOWN: lifted by hand, or taken off on the referee's
+        word; never a pot) from no farther than `onset_mm` from where it rested? The hand that lifted it pulled
+        its centre about first; nothing was displaced (seed-73 frame_free: penalty ball 11 drifted 14 mm under
+        the hand and back, then lifted: two disturbances and a 1.17 on the next shot)."""
+        h = self.hist
+        if h.state[h.newest % h.size, o.ball] != BallState.UNKNOWN:
+            return False
+        _, xy = h.track(o.ball, o.n_first, h.newest)
+        return len(xy) > 0 and min(float(np.hypot(*(xy[-1] - p))) for p in homes) <= self.s.onset_mm
 
     def _rests_home(self, o: Onset, homes: list[np.ndarray]) -> bool:
         """Is the ball at rest again no farther than `onset_mm` (the least move the motion tracker calls a
