@@ -1,4 +1,4 @@
-"""Slow balls on recorded tracker output of the seed-67, -71 and -73 renders (whole frames, 30 fps).
+"""Readings from recorded tracker output of the seed-67, -71 and -73 renders (whole frames, mostly 30 fps).
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls) whose events the event
 layer got wrong before the reading it tests (each fails on the code before it).
@@ -83,3 +83,13 @@ def test_a_ball_pulled_about_under_the_hand_and_lifted_from_its_place_was_not_di
     assert not any(e.type is EventType.BALL_DISTURBED for e in events)
     starts = [e for e in events if e.type is EventType.SHOT_START]
     assert [e.ball for e in starts] == ["C", "C"] and abs(starts[-1].t - 148.133) * 30 <= 1.0
+
+
+def test_a_ball_driven_into_a_near_cushion_by_a_ball_hit_a_frame_before_touched_it() -> None:
+    # seed-73 frame_free 82.4-85.0 s: C at 3 m/s into 4, 4 a frame later at 2.8 m/s into 6, resting 18 mm off
+    # the right_front nose: 6 meets the nose 13 ms after the hit and is seen only on its way back. 4's incoming
+    # piece spans its own hit, so it read 94 mm/s along the line of centres and the touch was never found
+    # (truth: right_front at 83.947 s)
+    events = _events("driven_into_a_cushion_by_a_ball_just_hit_30fps.npz")
+    touches = [e for e in events if e.type is EventType.CUSHION and e.ball == "6"]
+    assert [e.cushion for e in touches][:1] == ["right_front"] and abs(touches[0].t - 83.947) * 30 <= 1.0
