@@ -162,7 +162,7 @@ def test_a_bounce_whose_touch_frame_is_missed_is_no_stroke_on_a_moving_ball(
     # was missed, and the 0.15 s line before the next frames, bent by the bounce, averaged to a slow ball that
     # then "sped up": a 1.14.2 stroke (a foul) with no cue near. Samples at the noise of the physics bench. The
     # touch itself is not looked for (a touch found excuses the kink anyway): the stroke test alone must hold.
-    monkeypatch.setattr(detector, "verify_touch", lambda *args: None)
+    monkeypatch.setattr(detector, "verify_touches", lambda *args: [])
     res = Sim(TABLE, fps=fps).place("5", (TABLE.half_length - 400.0, -200.0)).stroke(0.3, "5", (speed, 0.0)).run(2.0)
     touch = next(e for e in res.events if e.type is EventType.CUSHION)
     f = int(np.ceil(touch.t * fps))

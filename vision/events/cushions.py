@@ -110,7 +110,7 @@ def touch_candidates(
     return [int(b) for b in np.nonzero(hit)[0] if rest.moving_at(int(b), t_m)]
 
 
-def verify_touch(
+def verify_touches(
     hist: History,
     rest: RestLookup,
     bound: Boundary,
@@ -121,44 +121,24 @@ def verify_touch(
     n_hi: int,
     radius: float,
     fps: float,
-) -> Touch | None:
-    """The ball's touch of the nose it comes closest to at counter m, or None: from fitted pieces, or when
-    they prove nothing from the normal velocity turned around between three samples (`turn_touch`)."""
+) -> list[Touch]:
+    """The ball's touch of the nose it comes closest to at counter m, from fitted pieces, or when they prove
+    nothing from the normal velocity turned around between three samples (`turn_touch`); then those of the other
+    noses whose distance has its minimum at m too, each judged on its own approach: in a corner pocket's mouth a
+    ball meets one nose and the other's jaw within a frame (seed-67 jaw_rattle_no_pot: rear at 2.406 s, left_rear
+    at 2.425 s, both minima at one sample), and the first hid the second (a 1.20 foul on a legal shot)."""
     # else a candidate for `turn_touch` only; a neighbour sample unseen (filled in on the straight between the
     # samples around it) hides a bounce in the gap, so the leg to or from the nose counts as for `turn_touch`
     gap = not bool(hist.valid[hist.idx(m - 1, m + 1), ball].all())
     segs = _minima(hist, bound, m, radius, s, turned=gap)[ball]
     found = _fitted_touch(hist, rest, bound, s, ball, m, n_lo, n_hi, radius, fps, segs) if segs.any() else None
-    if found is not None and found.confidence >= 0.5:
-        return found
-    turned = turn_touch(hist, bound, s, ball, m, radius)
-    if turned is not None and turned.confidence > (found.confidence if found is not None else 0.0):
-        return turned
-    return found
-
-
-def corner_touches(
-    hist: History,
-    rest: RestLookup,
-    bound: Boundary,
-    s: EventSettings,
-    ball: int,
-    m: int,
-    n_lo: int,
-    n_hi: int,
-    radius: float,
-    fps: float,
-    found: Touch | None,
-) -> list[Touch]:
-    """Touches of the other noses whose distance has its minimum at m too, each judged on its own approach.
-    `verify_touch` reports the touch of the nose the ball comes closest to; in a corner pocket's mouth a ball
-    meets one nose and the other's jaw within a frame (seed-67 jaw_rattle_no_pot: rear at 2.406 s, left_rear
-    at 2.425 s, both minima at one sample), and the first hid the second (a 1.20 foul on a legal shot)."""
-    gap = not bool(hist.valid[hist.idx(m - 1, m + 1), ball].all())
-    segs = _minima(hist, bound, m, radius, s, turned=gap)[ball]
+    if found is None or found.confidence < 0.5:
+        turned = turn_touch(hist, bound, s, ball, m, radius)
+        if turned is not None and turned.confidence > (found.confidence if found is not None else 0.0):
+            found = turned
+    out = [found] if found is not None else []
     if int(segs.sum()) < 2:
-        return []
-    out = []
+        return out
     for i in np.nonzero(segs)[0]:
         if found is not None and bound.names[i] == found.cushion:
             continue
@@ -182,7 +162,7 @@ def _fitted_touch(
     segs: np.ndarray,
 ) -> Touch | None:
     """`segs` (S,): the nose segments whose sampled distance has its minimum at m (`_minima`, as
-    `verify_touch` read them)."""
+    `verify_touches` read them)."""
     # a slow ball's incoming line over a longer straight piece (kink.pieces): a soft touch changes the normal
     # speed by ~100-300 mm/s, which the short window's velocity error (~65 mm/s at 60 fps) cannot prove
     found = best_split(hist, rest, s, (ball,), range(m - 2, m + 2), n_lo, n_hi, slow=True, from_rest=True)
