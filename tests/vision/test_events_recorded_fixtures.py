@@ -1,7 +1,8 @@
 """Readings from recorded tracker output of the seed-67, -71 and -73 renders (whole frames, mostly 30 fps).
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls) whose events the event
-layer got wrong before the reading it tests (each fails on the code before it).
+layer got wrong before the reading it tests (each fails on the code before it), but one: the hanging ball read
+off the table guards the knocked-in reading (it fails when that reading drops its ball-near-it condition).
 """
 
 from __future__ import annotations

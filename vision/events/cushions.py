@@ -136,11 +136,11 @@ def verify_touches(
         turned = turn_touch(hist, bound, s, ball, m, radius)
         if turned is not None and turned.confidence > (found.confidence if found is not None else 0.0):
             found = turned
-    out = [found] if found is not None else []
-    if int(segs.sum()) < 2:
-        return out
+    if found is None or int(segs.sum()) < 2:
+        return [] if found is None else [found]  # the other noses only beside a touch found of the nearest
+    out = [found]
     for i in np.nonzero(segs)[0]:
-        if found is not None and bound.names[i] == found.cushion:
+        if bound.names[i] == found.cushion:
             continue
         got = _fitted_touch(hist, rest, bound, s, ball, m, n_lo, n_hi, radius, fps, np.arange(len(segs)) == i)
         if got is not None and got.cushion == bound.names[i]:

@@ -254,12 +254,18 @@ class MotionTracker:
         ok = h.valid[k] & h.valid[k, b][:, None]
         gap = np.linalg.norm(h.xy[k] - h.xy[k, b][:, None, :], axis=-1)
         gap[:, b] = np.inf
-        # only a ball it was closing on can have stopped it: one it ran away from did not (seed-67 frame_free:
-        # 10, 11 mm off a resting 3 as it rolled away from it into a cushion nose and back, was called at rest
-        # there and its cushion touch was lost)
-        closing = np.zeros_like(ok)
-        closing[1:] = (gap[1:] < gap[:-1]) & ok[1:] & ok[:-1]
-        return not bool(np.any(closing & (gap <= _HIT_REACH_MM)))
+        # only a ball it closed on can have stopped it: one it ran away from did not (seed-67 frame_free: 10,
+        # 11 mm off a resting 3 as it rolled away from it into a cushion nose and back, was called at rest there
+        # and its cushion touch was lost). Closed on: the gap at its least within reach is smaller, by more than
+        # the noise of two centres, than some gap before it in the window
+        gap = np.where(ok, gap, np.inf)
+        least = np.argmin(gap, axis=0)  # (B,)
+        for x in np.flatnonzero(gap[least, np.arange(gap.shape[1])] <= _HIT_REACH_MM):
+            before = gap[: least[x], x]
+            before = before[np.isfinite(before)]
+            if len(before) and float(before.max()) - float(gap[least[x], x]) > 2.0 * self.s.noise_rest_mm:
+                return False
+        return True
 
     def stop_time(self, b: int, n: int, t_window: float, t_moving: float) -> float:
         """When the ball stopped, from its last approach to rest (see `stop_fit`); `t_window` (the start of

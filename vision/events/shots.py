@@ -60,17 +60,27 @@ def settled(hist: History, anchors: dict[int, np.ndarray], t: float, s: EventSet
     millimetres after that call (pushed slowly into a cushion by a ball that stopped against it) keeps an
     anchor dragged back along its creep: seed-67 frame_dynamic, ball 2 resting 1.9 mm off its cushion nose,
     anchored 4.7 mm off, was not listed frozen. A ball that did not creep keeps the anchor, the mean of more
-    samples than the window's."""
-    n1 = hist.counter_at(t)
-    n0 = hist.counter_at(t - SETTLED_S)
+    samples than the window's. Only clear samples count (a disc read inside an occluder's blob, the bridge hand
+    over a ball before the stroke, is pulled off its centre), and each half of the window must lie off the same
+    way by half that many of its own standard errors (a blob merged with a ball passing by for a few frames
+    is no creep)."""
+    k = hist.idx(hist.counter_at(t - SETTLED_S), hist.counter_at(t))
     out = {}
     for b, a in anchors.items():
-        ts, xy = hist.track(b, n0, n1)
-        keep = (ts <= t + 1e-9) & (np.hypot(*(xy - a).T) <= s.onset_mm)
-        n = int(keep.sum())
-        recent = xy[keep].mean(axis=0) if n >= 3 else a
-        crept = n >= 3 and float(np.hypot(*(recent - a))) > CREPT_Z * s.noise_rest_mm / np.sqrt(n)
-        out[b] = recent if crept else a
+        ok = hist.valid[k, b] & (hist.conf[k, b] >= 0.5) & (hist.t[k] <= t + 1e-9)
+        xy = hist.xy[k, b][ok]
+        xy = xy[np.hypot(*(xy - a).T) <= s.onset_mm]
+        out[b] = a
+        if len(xy) < 6:
+            continue
+        recent = xy.mean(axis=0)
+        if float(np.hypot(*(recent - a))) <= CREPT_Z * s.noise_rest_mm / np.sqrt(len(xy)):
+            continue
+        # each half off by half the test's standard errors, along the whole window's shift
+        way = (recent - a) / float(np.hypot(*(recent - a)))
+        half_z = 0.5 * CREPT_Z * s.noise_rest_mm / np.sqrt(len(xy) // 2)
+        if all(float(np.dot(h.mean(axis=0) - a, way)) > half_z for h in np.array_split(xy, 2)):
+            out[b] = recent
     return out
 
 

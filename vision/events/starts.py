@@ -7,6 +7,7 @@ tracker did not see (the ball unseen as it left) is judged later, on what the tr
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -158,21 +159,20 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         for a jump, so C's hit on it was never sought and C's stroke was called a disturbance)? The pot watcher
         follows its track over the mouth line, which no jump of the tracked centre onto something else does."""
         b = o.ball
-        if not self.pots.gone[b] or not float(self.pots.last_t[b]) >= o.t:
-            return False
+        if b not in self.pots.beyond or not float(self.pots.last_t[b]) >= o.t:
+            return False  # not followed over a pocket's mouth line (off the table, lifted, lost: not read here)
         if float(np.hypot(*(self.pots.last_xy[b] - o.anchor))) <= self.s.onset_mm:
             return False
-        # and a ball was running at it to knock it in: a hanging ball whose centre jumps off with nothing near
-        # it (seed-67 hanging_ball_drops_later, read off the table at 1 m/s before any stroke) did not move
+        # and a ball ran into touching distance of its rest to knock it in: a hanging ball whose centre jumps off
+        # with nothing near it (seed-67 hanging_ball_drops_later, read off the table at 1 m/s before any stroke)
+        # did not move, nor does one that drops by itself as a ball passes it by
         c = self.hist.counter_at(o.t)
         for x in range(len(self.ids)):
             if x == b or not self.motion.moving_at(x, o.t):
                 continue
             _, xy = self.hist.track(x, c - 1, c + 1)
-            if len(xy) < 2:
-                continue
-            step = float(np.max(np.hypot(*np.diff(xy, axis=0).T)))  # its run over a frame
-            if float(np.min(np.hypot(*(xy - o.anchor).T))) <= 2 * self.R + self.s.cause_gap_mm + step:
+            steps = itertools.pairwise(xy)
+            if any(point_segment_distance(o.anchor, p, q) <= 2 * self.R + self.s.cause_gap_mm for p, q in steps):
                 return True
         return False
 
@@ -422,10 +422,16 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         its centre about first; nothing was displaced (seed-73 frame_free: penalty ball 11 drifted 14 mm under
         the hand and back, then lifted: two disturbances and a 1.17 on the next shot)."""
         h = self.hist
-        if h.state[h.newest % h.size, o.ball] != BallState.UNKNOWN:
+        if not self._settled(o):
+            return False  # judged once it has had time to show where it rests, as any would-be disturbance
+        k = h.idx(o.n_first, h.newest)
+        seen = np.flatnonzero(h.valid[k, o.ball])
+        if len(seen) == 0:
             return False
-        _, xy = h.track(o.ball, o.n_first, h.newest)
-        return len(xy) > 0 and min(float(np.hypot(*(xy[-1] - p))) for p in homes) <= self.s.onset_mm
+        after = k[int(seen[-1]) + 1 :]  # every frame since its last sample: taken off, not a moment's doubt
+        if len(after) == 0 or not bool(np.all(h.state[after, o.ball] == BallState.UNKNOWN)):
+            return False
+        return min(float(np.hypot(*(h.xy[k[int(seen[-1])], o.ball] - p))) for p in homes) <= self.s.onset_mm
 
     def _rests_home(self, o: Onset, homes: list[np.ndarray]) -> bool:
         """Is the ball at rest again no farther than `onset_mm` (the least move the motion tracker calls a
@@ -476,7 +482,8 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             if rest is None:
                 continue  # the other ball ran in too: the gap says nothing of this one's speed
             gap = self.table.ball_gap(o.anchor, rest) - ran - 2.0 * s.noise_rest_mm
-            best = max(best, gap / (tc - float(t_last[-1])))
+            # no less than a frame: a contact time fitted a few ms early must not make a nudge a stroke
+            best = max(best, gap / max(tc - float(t_last[-1]), 1.0 / self.fps))
         return best
 
     def _pushed_first(self, o: Onset) -> float:
