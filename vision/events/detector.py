@@ -27,7 +27,7 @@ from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
 from vision.events.returns import return_contact
 from vision.events.settings import EventSettings, frames
-from vision.events.shots import ShotPhase, rest_layout, settled
+from vision.events.shots import ShotPhase, rest_layout
 from vision.events.starts import StartLogic
 from vision.events.strokes import StrokeLogic
 from vision.types import BallStates
@@ -456,7 +456,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         elif not final and self.now - self.last_stop < self.s.settle_s:
             return
         anchors = {b: a for b in range(len(self.ids)) if (a := self.motion.anchor(b)) is not None}
-        positions, _, _ = rest_layout(self.table, self.ids, settled(self.hist, anchors, self.now, self.s), self.s)
+        positions, _, _ = rest_layout(self.table, self.ids, anchors, self.s)
         extra: dict[str, Any] = {"settled_at": round(self.now, 4)}
         if self.lines.crossed_axis:  # for the lag (1.7.2(1)): balls whose centre crossed the long axis
             extra["crossed_long_axis"] = sorted(self.ids[b] for b in self.lines.crossed_axis)

@@ -13,7 +13,6 @@ import numpy as np
 
 from calibration.table import Table
 from vision.events.fit import fit_line
-from vision.events.history import History
 from vision.events.motion import Onset
 from vision.events.settings import EventSettings, noise_model
 
@@ -45,43 +44,6 @@ def rest_layout(
             if gap <= s.touch_tol_mm:
                 touching.append({"balls": [ids[a], ids[b]], "gap_mm": round(gap, 2), "gap_sigma_mm": s.gap_sigma_mm})
     return positions, frozen, tuple(touching)
-
-
-SETTLED_S = 0.5  # a rest position read for the layout: the mean of the ball's last samples over this long
-CREPT_Z = 4.0  # ... used only when it lies this many of its standard errors off the rest anchor
-
-
-def settled(hist: History, anchors: dict[int, np.ndarray], t: float, s: EventSettings) -> dict[int, np.ndarray]:
-    """Where each ball at rest lies at time t, for the layout: its rest anchor, unless the mean of its samples
-    over the last `SETTLED_S` within `onset_mm` of that anchor (at least three) lies more than `CREPT_Z`
-    standard errors (`noise_rest_mm` / sqrt(n)) off it; then that recent mean.
-
-    The rest anchor is the running mean since the ball was last called at rest, so a ball that crept on a few
-    millimetres after that call (pushed slowly into a cushion by a ball that stopped against it) keeps an
-    anchor dragged back along its creep: seed-67 frame_dynamic, ball 2 resting 1.9 mm off its cushion nose,
-    anchored 4.7 mm off, was not listed frozen. A ball that did not creep keeps the anchor, the mean of more
-    samples than the window's. Only clear samples count (a disc read inside an occluder's blob, the bridge hand
-    over a ball before the stroke, is pulled off its centre), and each half of the window must lie off the same
-    way by half that many of its own standard errors (a blob merged with a ball passing by for a few frames
-    is no creep)."""
-    k = hist.idx(hist.counter_at(t - SETTLED_S), hist.counter_at(t))
-    out = {}
-    for b, a in anchors.items():
-        ok = hist.valid[k, b] & (hist.conf[k, b] >= 0.5) & (hist.t[k] <= t + 1e-9)
-        xy = hist.xy[k, b][ok]
-        xy = xy[np.hypot(*(xy - a).T) <= s.onset_mm]
-        out[b] = a
-        if len(xy) < 6:
-            continue
-        recent = xy.mean(axis=0)
-        if float(np.hypot(*(recent - a))) <= CREPT_Z * s.noise_rest_mm / np.sqrt(len(xy)):
-            continue
-        # each half off by half the test's standard errors, along the whole window's shift
-        way = (recent - a) / float(np.hypot(*(recent - a)))
-        half_z = 0.5 * CREPT_Z * s.noise_rest_mm / np.sqrt(len(xy) // 2)
-        if all(float(np.dot(h.mean(axis=0) - a, way)) > half_z for h in np.array_split(xy, 2)):
-            out[b] = recent
-    return out
 
 
 def choose_striker(group: list[Onset]) -> Onset:

@@ -15,7 +15,7 @@ from vision.events.history import History
 from vision.events.lines import LineWatcher
 from vision.events.motion import Onset
 from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, noise_model
-from vision.events.shots import ShotPhase, rest_layout, settled
+from vision.events.shots import ShotPhase, rest_layout
 
 KICK_PRE_S = 0.15  # line fits this long before the kink ... (5 mm of noise: ~40 mm/s of error)
 KICK_POST_S = 0.1  # ... and after it (~70 mm/s); the stroke is found this late
@@ -142,8 +142,7 @@ class StrokeLogic(DetectorCore):
         """The shot_start of a stroke on ball `b` at time `t` (not yet emitted), with the layout of the balls
         at rest (`anchors`); it opens a shot unless one runs (then it is early, 1.14.2). `existence` is the
         start_confidence; the struck ball's identity is stamped on when it leaves (`OutputLogic._emit`)."""
-        layout = settled(self.hist, anchors, t - 1.0 / self.fps, self.s)  # before the stroke's own frame
-        positions, frozen, touching = rest_layout(self.table, self.ids, layout, self.s)
+        positions, frozen, touching = rest_layout(self.table, self.ids, anchors, self.s)
         running = self.phase is ShotPhase.RUNNING
         info: dict[str, Any] = {"speed_mm_s": round(speed, 1), **extra, "start_confidence": round(existence, 4)}
         if running:
