@@ -94,3 +94,15 @@ def test_a_ball_driven_into_a_near_cushion_by_a_ball_hit_a_frame_before_touched_
     events = _events("driven_into_a_cushion_by_a_ball_just_hit_30fps.npz")
     touches = [e for e in events if e.type is EventType.CUSHION and e.ball == "6"]
     assert [e.cushion for e in touches][:1] == ["right_front"] and abs(touches[0].t - 83.947) * 30 <= 1.0
+
+
+def test_a_cue_ball_struck_into_a_ball_beside_a_third_is_the_struck_ball_and_its_hit_comes_first() -> None:
+    # seed-79 frame_russian71 17.8-20.6 s: C struck at 2.9 m/s into 15, 4 mm off, with 12 touching 15; 15 and
+    # 12 fly, C follows on slowly into 15's place. 12, judged first and set moving by 15, was taken for the
+    # impulse into C and 15 (no stroke: a lost shot, every later turn shifted); then 15, turned 36 degrees by
+    # 12, was called struck while C moved on towards it; then 15-12 came out before C-15
+    events = _events("struck_into_a_ball_touching_another_30fps.npz")
+    starts = [(e.ball, round(e.t, 2)) for e in events if e.type is EventType.SHOT_START]
+    assert starts == [("C", 19.07)]
+    first = next(e for e in events if e.type is EventType.BALL_CONTACT)
+    assert set(first.balls or ()) == {"C", "15"} and abs(first.t - 19.064) * 30 <= 1.0

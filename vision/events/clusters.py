@@ -109,6 +109,8 @@ class ClusterLogic:
     W: int  # frames of the fit before an event
     R: float  # ball radius, mm
     jumps: dict[int, float]  # per ball: time of its last start that was a jump of the track
+    hit_from: dict[tuple[int, int], float]  # (striker, ball it set moving): contact time
+    caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, when no contact was proven
 
     def _emit(self, ev: Event) -> None:
         raise NotImplementedError
@@ -141,9 +143,17 @@ class ClusterLogic:
         """A ball joined to this one by touching balls (outside its own group) was hit or started, or a
         moving ball was touching one of them when this one started."""
         parent = self._cluster(o)
-        return any(self._recent(x, o.t) for x in parent if x not in members) or (
-            self._striker_at(o, parent) is not None
-        )
+        return any(self._recent(x, o.t) and not self._set_moving_by(members, x, o.t) for x in parent
+                   if x not in members) or self._striker_at(o, parent) is not None
+
+    def _set_moving_by(self, members: set[int], x: int, t: float) -> bool:
+        """Was ball x set moving by one of `members` about time t (its hit proven, or taken as its cause)? Then
+        its start is no impulse into their cluster (seed-79 frame_russian71: C struck into 15 beside touching 12;
+        12, already judged set moving by 15, was taken for the hit that moved C and 15: no stroke, a lost shot
+        and every later turn shifted)."""
+        w = 2 * self.s.cause_window_s
+        return any(abs(self.hit_from.get((m, x), -np.inf) - t) <= w or abs(self.caused_by.get((m, x), -np.inf) - t) <= w
+                   for m in members)
 
     def _striker_at(self, o: Onset, parent: dict[int, int]) -> tuple[int, int] | None:
         """(moving ball, chain member) when a moving ball, not yet known to have hit anything, was within

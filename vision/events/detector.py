@@ -94,6 +94,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
         self.shot_anchors: dict[int, np.ndarray] = {}
         self.first_hit_t = np.inf  # the shot's first contact of a moving ball
+        self.struck: str | None = None
         self.now = 0.0
 
     # --- public -----------------------------------------------------------------------------------

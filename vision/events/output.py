@@ -25,6 +25,7 @@ _STRIKER_FLAGGED = 0.7  # a struck ball chosen on evidence within tolerance (`st
 class OutputLogic:
     s: EventSettings
     hist: History
+    struck: str | None  # the ball of the last shot_start emitted
     now: float
     out: list[Event]
     weak: dict[tuple[int, Any], Event]
@@ -106,12 +107,22 @@ class OutputLogic:
                 mark = min(mark, min(waiting) - 1e-6)
         ready = [e for e in self.out if e.t <= mark]
         self.out = [e for e in self.out if e.t > mark]
-        return sorted(ready, key=lambda e: (e.t, _TYPE_ORDER[e.type]))
+        struck = {e.ball for e in ready if e.type is EventType.SHOT_START} | {self.struck}
+
+        def key(e: Event) -> tuple[float, int, int, float]:
+            # at one instant (within 10 us: the same frame's split), the struck ball's contact comes before the
+            # contacts it passed on (seed-79 frame_russian71: C struck into 15, 15 into 12 in the same frame)
+            passed_on = e.type is EventType.BALL_CONTACT and not struck & set(e.balls or ())
+            return round(e.t, 5), _TYPE_ORDER[e.type], int(passed_on), e.t
+
+        return sorted(ready, key=key)
 
     def _emit(self, ev: Event) -> None:
         if ev.type is EventType.SHOT_START and "start_confidence" in ev.extra:
             ev = self._stamp_identity(ev)
         ev = self._stamp_unnamed(ev)
+        if ev.type is EventType.SHOT_START:
+            self.struck = ev.ball
         self._note_emitted(ev)
         self.out.append(replace(ev, frame=self._frame_of(ev.t)))
 

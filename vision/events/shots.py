@@ -49,10 +49,13 @@ def rest_layout(
 def choose_striker(group: list[Onset]) -> Onset:
     """Of balls that started together from rest with no outside cause, the one the cue struck.
 
-    An object ball set moving by a touching cue ball leaves along the line of centres; the cue ball
-    leaves at an angle to it (a stroke 45 degrees or more off that line is the legal case of 1.19).
-    So the struck ball is the one whose start direction is farthest from its line of centres to the
-    others; when all are close to it (a straight push) it is the rearmost along the common direction.
+    An object ball set moving by a touching cue ball leaves along the line of centres, away from the cue
+    ball; the cue ball leaves at an angle to it (a stroke 45 degrees or more off that line is the legal case
+    of 1.19), or on into the object ball. So the struck ball is the one whose start direction is farthest from
+    the way straight away from the others; when all are close to it (a straight push) it is the rearmost along
+    the common direction. Moving towards a ball is no object ball's way off it: seed-79 frame_russian71, C
+    struck into 15 with 12 touching 15; 15, turned 36 degrees by 12 in the same frame, was called struck while C
+    followed on into it.
     """
     if len(group) == 1:
         return group[0]
@@ -62,8 +65,7 @@ def choose_striker(group: list[Onset]) -> Onset:
         for other in group:
             if other is o:
                 continue
-            a = _angle_deg(o.fit.v, other.anchor - o.anchor)
-            worst = max(worst, min(a, 180.0 - a))  # off the line of centres, either way along it
+            worst = max(worst, 180.0 - _angle_deg(o.fit.v, other.anchor - o.anchor))  # off the way away
         return worst
 
     angles = {id(o): off_line(o) for o in group}
