@@ -106,3 +106,13 @@ def test_a_cue_ball_struck_into_a_ball_beside_a_third_is_the_struck_ball_and_its
     assert starts == [("C", 19.07)]
     first = next(e for e in events if e.type is EventType.BALL_CONTACT)
     assert set(first.balls or ()) == {"C", "15"} and abs(first.t - 19.064) * 30 <= 1.0
+
+
+def test_a_ball_struck_into_a_nose_between_two_samples_and_back_past_its_spot_was_struck() -> None:
+    # seed-83 frame_russian71 83.7-86.5 s: C struck at 0.5 m/s into the front nose 21 mm off; its farthest sample
+    # is 19 mm out, it bounces between samples and runs back over its spot within 0.1 s. "No nose within reach"
+    # made it a track jump: no stroke, a lost shot (truth: a 1.5.3 foul)
+    events = _events("struck_into_a_near_nose_and_back_30fps.npz")
+    starts = [e for e in events if e.type is EventType.SHOT_START]
+    assert [e.ball for e in starts] == ["C"] and abs(starts[0].t - 84.960) * 30 <= 1.0
+    assert any(e.type is EventType.CUSHION and e.ball == "C" and e.cushion == "front" for e in events)
