@@ -38,6 +38,8 @@ class CauseLogic(DetectorCore):
 
         def _emit(self, ev: Event) -> None: ...
 
+        def _set_moving_by(self, members: set[int], x: int, t: float) -> bool: ...
+
     def _contact_by_overlap(self, a: int, o: Onset, gap: float) -> None:
         """A ball that set off at o's ball as it started and whose sample lies within touching distance of it
         hit it, though neither track proves when (its samples around the hit were missed): a contact at o's
@@ -108,9 +110,7 @@ class CauseLogic(DetectorCore):
                 continue
             if t - self.jumps.get(a, -np.inf) <= RESUME_S and self.motion.anchor_at(a, t) is None:
                 continue  # its track jumped: it is no ball running into this one
-            if min(abs(self.hit_from.get((b, a), -np.inf) - t), abs(self.caused_by.get((b, a), -np.inf) - t)) <= (
-                2 * s.cause_window_s
-            ):
+            if self._set_moving_by({b}, a, t):
                 continue  # this ball set that one moving (proven, or taken as its cause): that one is no cause of it
             hi = c_here + 1
             if self.hist.has(hi + 1) and not self.hist.valid[hi % self.hist.size, a]:

@@ -152,8 +152,7 @@ class ClusterLogic:
         12, already judged set moving by 15, was taken for the hit that moved C and 15: no stroke, a lost shot
         and every later turn shifted)."""
         w = 2 * self.s.cause_window_s
-        return any(abs(self.hit_from.get((m, x), -np.inf) - t) <= w or abs(self.caused_by.get((m, x), -np.inf) - t) <= w
-                   for m in members)
+        return any(abs(by.get((m, x), -np.inf) - t) <= w for m in members for by in (self.hit_from, self.caused_by))
 
     def _striker_at(self, o: Onset, parent: dict[int, int]) -> tuple[int, int] | None:
         """(moving ball, chain member) when a moving ball, not yet known to have hit anything, was within
