@@ -116,3 +116,17 @@ def test_a_ball_struck_into_a_nose_between_two_samples_and_back_past_its_spot_wa
     starts = [e for e in events if e.type is EventType.SHOT_START]
     assert [e.ball for e in starts] == ["C"] and abs(starts[0].t - 84.960) * 30 <= 1.0
     assert any(e.type is EventType.CUSHION and e.ball == "C" and e.cushion == "front" for e in events)
+
+
+def test_a_push_through_touching_balls_is_a_stroke_on_the_ball_behind_them_seen_to_leave_late() -> None:
+    # seed-83 frame_free 9.4-15.0 s: C, touching 6, which touches 8, is struck through them at 12.407 s (truth:
+    # C-6, 6-8 at 12.407). 8 flies off at 2 m/s; C passes its speed on and is seen to creep off only 0.1 s later.
+    # Its late start was taken for the impulse into their cluster, and its own start for one 6 caused: no
+    # shot_start, and every later turn of the frame shifted
+    events = _events("push_through_touching_struck_seen_late_30fps.npz")
+    starts = [e for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
+    assert [(e.type, e.ball) for e in starts] == [(EventType.SHOT_START, "C")]
+    assert abs(starts[0].t - 12.407) * 30 <= 1.0
+    hits = [e for e in events if e.type is EventType.BALL_CONTACT][:2]
+    assert [set(e.balls or ()) for e in hits] == [{"C", "6"}, {"6", "8"}]
+    assert all(abs(e.t - 12.407) * 30 <= 2.0 for e in hits)

@@ -20,6 +20,9 @@ from vision.events.motion import Motion, MotionTracker, Onset
 from vision.events.settings import EventSettings, noise_model
 
 Edge = tuple[int, int]
+# a touching ball is behind balls that left together when their momentum points away from it within 60 degrees
+# (an impulse runs along the lines of centres; a chain may bend)
+_BEHIND_COS = 0.5
 JUMP_MEMORY_S = 1.0  # a ball whose track jumped this recently is no striker (as causes.RESUME_S)
 
 
@@ -105,17 +108,23 @@ class ClusterLogic:
     started: np.ndarray
     last_pair: dict[tuple[int, int], float]
     hist: History
+    now: float
     D: int  # frames of look-ahead
     W: int  # frames of the fit before an event
     R: float  # ball radius, mm
     jumps: dict[int, float]  # per ball: time of its last start that was a jump of the track
     hit_from: dict[tuple[int, int], float]  # (striker, ball it set moving): contact time
     caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, when no contact was proven
+    first_hit_t: float
+    behind: set[int]  # ids of pending onsets taken as the struck ball behind a group (`_struck_behind`)
 
     def _emit(self, ev: Event) -> None:
         raise NotImplementedError
 
     def _contact_from_start(self, a: int, o: Onset) -> bool:
+        raise NotImplementedError
+
+    def _uncaused_start(self, o: Onset, group: list[Onset], witnesses: Sequence[Onset] = ()) -> None:
         raise NotImplementedError
 
     def _cluster(self, o: Onset) -> dict[int, int]:
@@ -145,6 +154,67 @@ class ClusterLogic:
         parent = self._cluster(o)
         return any(self._recent(x, o.t) and not self._set_moving_by(members, x, o.t) for x in parent
                    if x not in members) or self._striker_at(o, parent) is not None
+
+    def _struck_behind(self, group: list[Onset], pending: Sequence[Onset]) -> tuple[Onset | None, bool]:
+        """The ball the cue struck, when it is a touching ball behind balls that started with no cause: the
+        struck ball of a push through touching balls passes its speed on at once and may be seen to creep off
+        only frames after the balls it pushed (seed-83 frame_free: C pushed through 6 into 8; 8 flew off at
+        2 m/s, C was seen to leave 0.1 s later and was taken for the impulse into their cluster, and its own
+        start for one they caused: no stroke). (its pending onset, started within the push window after the
+        group; whether one may still show: a touching ball behind the group that is still at rest). The balls
+        left away from it (their momentum points away from its rest), nothing ran into their cluster and none
+        of it was hit."""
+        s = self.s
+        t_g = min(o.t for o in group)
+        members = {o.ball for o in group}
+        momentum = sum((o.fit.v for o in group), np.zeros(2))
+        late = t_g + s.push_window_s + 1.0 / self.fps  # an onset is dated to within a frame
+        best: tuple[float, Onset] | None = None
+        behind_at_rest = False
+        for o in group:
+            parent = self._cluster(o)
+            pack = members | set(parent)
+            if any(t_g - 2 * s.cause_window_s <= tc <= t_g + s.cause_window_s and len(set(pair) & pack) == 1
+                   for pair, tc in self.last_pair.items()):
+                return None, False  # a ball from outside hit the pack (not one the pack hit later)
+            if self._striker_at(o, parent) is not None:
+                return None, False
+            for x in parent:
+                anchor = self.motion.anchor_at(x, t_g - 1.0 / self.fps)
+                if x in members or anchor is None:
+                    continue
+                way = o.anchor - anchor
+                cos = float(np.dot(momentum, way)) / max(float(np.hypot(*momentum) * np.hypot(*way)), 1e-9)
+                if cos < _BEHIND_COS:
+                    continue  # the group did not leave away from it: pushed by them, if anything
+                behind_at_rest |= self.motion.anchor_at(x, self.now) is not None
+                for w in pending:
+                    if w.ball == x and t_g < w.t <= late and (best is None or cos > best[0]):
+                        best = (cos, w)
+        return (best[1] if best else None), behind_at_rest and best is None
+
+    def _stroke_behind(self, struck: Onset, group: list[Onset]) -> None:
+        """The stroke on `struck`, a touching ball behind `group` (`_struck_behind`), at the group's start, and the
+        contacts along the touching chain from it to each ball of the group, at that instant."""
+        t0 = min(o.t for o in group)
+        self.started[struck.ball] = struck.t
+        self.last_hit[struck.ball] = max(self.last_hit[struck.ball], t0)
+        self._uncaused_start(struck, [struck, *group], group)
+        for o in group:
+            parent = self._cluster(o)
+            path = [struck.ball]
+            while path[-1] in parent:
+                path.append(parent[path[-1]])
+            for a, b in itertools.pairwise(path):
+                key = (min(a, b), max(a, b))
+                if abs(t0 - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
+                    continue
+                self.last_pair[key] = t0
+                self.hit_from[(a, b)] = t0
+                self.last_hit[[a, b]] = np.maximum(self.last_hit[[a, b]], t0)
+                balls = (self.ids[a], self.ids[b])
+                self._emit(Event(EventType.BALL_CONTACT, t0, 0, 0.75, balls=balls, extra={"cluster": True}))
+        self.first_hit_t = min(self.first_hit_t, t0)  # the struck ball's contact: the shot's first
 
     def _set_moving_by(self, members: set[int], x: int, t: float) -> bool:
         """Was ball x set moving by one of `members` about time t (its hit proven, or taken as its cause)? Then

@@ -128,7 +128,8 @@ class PushLogic:
     def _striker_evidence(self, o: Onset, obj: int, call: StrikerCall) -> dict[str, Any]:
         """What the call rests on, for the report: the momentum reading, and which ball was seen to move
         first (evidence only: the pushed ball is normally seen first)."""
-        t_obj = float(self.started[obj]) if self.started[obj] >= o.t - self.s.cause_window_s else np.inf
+        # the struck ball may be seen to leave up to the push window after the ball it pushed (`_struck_behind`)
+        t_obj = float(self.started[obj]) if self.started[obj] >= o.t - self.s.push_window_s - 1.0 / self.fps else np.inf
         frame = 1.0 / self.fps
         first = None
         if t_obj < o.t - frame:

@@ -8,6 +8,7 @@ tracker did not see (the ball unseen as it left) is judged later, on what the tr
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -58,6 +59,7 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
     last_stops: dict[int, Stop]
     calls: dict[tuple[int, int], Event | None]
     homes: dict[int, tuple[float, np.ndarray]]
+    behind: set[int]  # ids of pending onsets judged with a group as its struck ball
 
     if TYPE_CHECKING:  # provided by the other mixins (before this one in no MRO: declared for the checker)
 
@@ -74,6 +76,10 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         def _cluster_pairs(self, group: list[Onset]) -> None: ...
 
         def _cluster_hit(self, o: Onset, members: set[int]) -> bool: ...
+
+        def _struck_behind(self, group: list[Onset], pending: Sequence[Onset]) -> tuple[Onset | None, bool]: ...
+
+        def _stroke_behind(self, struck: Onset, group: list[Onset]) -> None: ...
 
         def _stroke(self, b: int, t: float, speed: float, anchors: dict[int, np.ndarray], existence: float,
                     extra: dict[str, Any]) -> Event: ...
@@ -108,15 +114,23 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         ready = sorted((o for o in ready if o not in held), key=lambda o: o.t)
         done: set[int] = set()
         for o in ready:
-            if id(o) in done:
+            if id(o) in self.behind:
+                self.judged[o.ball] = o.t
+            if id(o) in done | self.behind:
                 continue
-            group = [g for g in ready if id(g) not in done and self._together(o, g)]
+            group = [g for g in ready if id(g) not in done | self.behind and self._together(o, g)]
             done.update(id(g) for g in group)
             if not self._judge_group(group, n, final):
                 held.extend(group)
             else:
                 self.judged[[g.ball for g in group]] = [g.t for g in group]
         self.onsets = waiting + [(o, n + 1) for o in held]
+        if self.behind:  # struck balls judged with the group they pushed (`_struck_behind`)
+            for o, _ in self.onsets:
+                if id(o) in self.behind:
+                    self.judged[o.ball] = o.t
+            self.onsets = [(o, due) for o, due in self.onsets if id(o) not in self.behind]
+            self.behind.clear()
 
     def _together(self, a: Onset, b: Onset) -> bool:
         if a is b:
@@ -300,6 +314,16 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
                         self._contacts_in_cluster(o)
             return True
         members = {o.ball for o in group}
+        if not any(caused):
+            pending = [w for w, _ in self.onsets if all(w is not g for g in group) and id(w) not in self.behind]
+            struck, may_show = self._struck_behind(group, pending)
+            wait = frames(self.s.push_window_s, self.fps, 1) + self.D
+            if may_show and not final and n < min(o.n_first for o in group) + wait:
+                return False  # a touching ball behind them, still at rest, may be the struck one seen late
+            if struck is not None:
+                self.behind.add(id(struck))
+                self._stroke_behind(struck, group)
+                return True
         if any(caused) or any(self._cluster_hit(o, members) for o in group):
             # set moving through touching balls: report the contacts the starts themselves prove
             for o in group:
@@ -509,7 +533,9 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
                     t_ref = min(t_ref, float(self.started[x]), t_hit if hit_x else np.inf)
         return t_ref
 
-    def _uncaused_start(self, o: Onset, group: list[Onset]) -> None:
+    def _uncaused_start(self, o: Onset, group: list[Onset], witnesses: Sequence[Onset] = ()) -> None:
+        """The stroke (or the disturbance, when too slow) on o's ball, which set `group` moving; `witnesses`: other
+        starts that show it happened (the balls pushed by a struck ball seen to leave late)."""
         s, b = self.s, o.ball
         # the stroke's speed: the group's momentum (equal masses), as a touching ball takes the stroke at once
         speed = float(np.hypot(*sum((g.fit.v for g in group), np.zeros(2)))) if len(group) > 1 else o.speed
@@ -526,7 +552,7 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
         anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, t_at)) is not None}
         for g in group:
             anchors[g.ball] = g.anchor
-        if seen_leaving(self.hist, o, s.start_seen_s):
+        if any(seen_leaving(self.hist, g, s.start_seen_s) for g in (o, *witnesses)):
             existence = SEEN_START_CONF
         else:
             existence = RUNS_BACK_CONF if runs_back(self.hist, o, s) else UNSEEN_START_CONF
