@@ -16,8 +16,9 @@ import numpy as np
 from rules.events import Event, EventType
 from vision.events.causes import RESUME_S, CauseLogic
 from vision.events.contacts import Contact
-from vision.events.disturb import SETTLE_WAIT_S, came_back, covered_push, impulse_or_push, left_covered
+from vision.events.disturb import covered_push, impulse_or_push, left_covered
 from vision.events.fit import point_segment_distance
+from vision.events.homes import HomeLogic
 from vision.events.lines import LineWatcher
 from vision.events.motion import Motion, Onset, Stop, track_jump
 from vision.events.pots import PotWatcher
@@ -25,7 +26,6 @@ from vision.events.settings import MAX_SPEED_MM_S, frames
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 from vision.events.unseen import runs_back, seen_leaving, unseen_jump
-from vision.types import BallState
 
 # out and back onto the rest within this long, decelerating harder than this, is no ball (see _out_and_back):
 # five times sliding friction (~0.2 g), so that the noise of a few samples never makes a backspun ball one
@@ -44,7 +44,7 @@ def _too_sharp_a_turn(out_mm: float, span_s: float) -> bool:
     return 8.0 * out_mm / max(span_s, 1e-9) ** 2 > _TURN_MAX_MM_S2
 
 
-class StartLogic(CauseLogic):  # the settings, history, motion, table and contact state: see CauseLogic
+class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table and contact state: see CauseLogic
     lines: LineWatcher
     pots: PotWatcher
     now: float
@@ -58,7 +58,6 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
     analysed: int
     last_stops: dict[int, Stop]
     calls: dict[tuple[int, int], Event | None]
-    homes: dict[int, tuple[float, np.ndarray]]
     behind: set[int]  # ids of pending onsets judged with a group as its struck ball
 
     if TYPE_CHECKING:  # provided by the other mixins (before this one in no MRO: declared for the checker)
@@ -406,66 +405,6 @@ class StartLogic(CauseLogic):  # the settings, history, motion, table and contac
             if float(np.dot(d, normal)) < 0 and float(np.dot(away, normal)) > 0:
                 return True
         return False
-
-    def _note_home(self, o: Onset) -> None:
-        """Where the ball rested before a would-be disturbance: its rest anchor, or, when it follows another
-        one of the same ball within `SETTLE_WAIT_S` (a covered centre drifts off, seems to stop, then drifts
-        back: two slow starts), the rest position before the first of them."""
-        t_prev, home = self.homes.get(o.ball, (-np.inf, o.anchor))
-        self.homes[o.ball] = (o.t, home if o.t - t_prev <= SETTLE_WAIT_S else o.anchor)
-
-    def _settled(self, o: Onset) -> bool:
-        """Has the ball of a would-be disturbance had time to show where it rests: gone, or `SETTLE_WAIT_S`
-        after its start (a centre shifted under a cover may seem to rest off its place until it is uncovered)?"""
-        if self.motion.status(o.ball) is Motion.GONE:
-            return True
-        return self.hist.time(self.hist.newest) - o.t >= SETTLE_WAIT_S
-
-    def _after_cover(self, o: Onset) -> bool:
-        """Does this start leave from off the ball's place, within `SETTLE_WAIT_S` of a would-be disturbance
-        that took it there? A hand over a ball pulls its centre off and, as they part, snaps it back at stroke
-        speed (seed-53 frame_free: a penalty ball about to be lifted, "struck" at 111 mm/s back onto its place);
-        such a start is judged like the disturbance, on where the ball rests."""
-        t_prev, home = self.homes.get(o.ball, (-np.inf, o.anchor))
-        return 0 < o.t - t_prev <= SETTLE_WAIT_S and float(np.hypot(*(o.anchor - home))) > self.s.onset_mm
-
-    def _turns(self, o: Onset) -> list[float]:
-        """When anything turned the ball from just before this start on: its cushion kinks and its contacts of any
-        confidence. Only these end its run, and only these can bring a rolling ball back onto the place it left."""
-        hits = [tc for pair, tc in self.last_pair.items() if o.ball in pair]
-        return [k for k in [*self.kinks.get(o.ball, []), *hits] if k > o.t - self.s.cause_window_s]
-
-    def _back_home(self, o: Onset, homes: list[np.ndarray], final: bool) -> bool | None:
-        """Did the ball of this start come back onto one of `homes` (`came_back`, or at rest again there)?
-        None while it has not yet shown where it rests (`_settled`)."""
-        back = came_back(self.hist, o, homes, self.s, self.fps) or self._rests_home(o, homes)
-        back = back or self._lifted_home(o, homes)
-        if not (final or back or self._settled(o)):
-            return None
-        return back
-
-    def _lifted_home(self, o: Onset, homes: list[np.ndarray]) -> bool:
-        """Was the ball taken off the table (the tracker's UNKNOWN: lifted by hand, or taken off on the referee's
-        word; never a pot) from no farther than `onset_mm` from where it rested? The hand that lifted it pulled
-        its centre about first; nothing was displaced (seed-73 frame_free: penalty ball 11 drifted 14 mm under
-        the hand and back, then lifted: two disturbances and a 1.17 on the next shot)."""
-        h = self.hist
-        if not self._settled(o):
-            return False  # judged once it has had time to show where it rests, as any would-be disturbance
-        k = h.idx(o.n_first, h.newest)
-        seen = np.flatnonzero(h.valid[k, o.ball])
-        if len(seen) == 0:
-            return False
-        after = k[int(seen[-1]) + 1 :]  # every frame since its last sample: taken off, not a moment's doubt
-        if len(after) == 0 or not bool(np.all(h.state[after, o.ball] == BallState.UNKNOWN)):
-            return False
-        return min(float(np.hypot(*(h.xy[k[int(seen[-1])], o.ball] - p))) for p in homes) <= self.s.onset_mm
-
-    def _rests_home(self, o: Onset, homes: list[np.ndarray]) -> bool:
-        """Is the ball at rest again no farther than `onset_mm` (the least move the motion tracker calls a
-        start) from where it rested before: then nothing was displaced."""
-        anchor = self.motion.anchor(o.ball)
-        return anchor is not None and min(float(np.hypot(*(anchor - h))) for h in homes) <= self.s.onset_mm
 
     def _disturbance(self, o: Onset) -> Event | None:
         """The ball_disturbed of a lone uncaused start slower than a stroke (judged on its run when it may be
