@@ -130,3 +130,16 @@ def test_a_push_through_touching_balls_is_a_stroke_on_the_ball_behind_them_seen_
     hits = [e for e in events if e.type is EventType.BALL_CONTACT][:2]
     assert [set(e.balls or ()) for e in hits] == [{"C", "6"}, {"6", "8"}]
     assert all(abs(e.t - 12.407) * 30 <= 2.0 for e in hits)
+
+
+def test_a_return_into_a_line_of_touching_balls_is_dated_at_the_hit_in_chain_order() -> None:
+    # seed-73 touching_cluster_hit 1.2-5.0 s (60 fps): C struck into the touching line 2-9-12 (all its contacts
+    # passed on); 12 flies to the rear cushion, comes back into 9 at 4.338 s and C, at the far end, flies over
+    # the centre line at 4.358 (1.20(4b), legal). The shot had no first contact of a moving ball, so the return's
+    # contacts waited for one and were moved to 12's follow-push 60 ms later, after C's crossing: a 1.20 foul
+    events = _events("return_into_a_touching_line_60fps.npz", 60.0)
+    back = [e for e in events if e.type is EventType.BALL_CONTACT and e.t > 4.0 and e.confidence >= 0.5]
+    assert [set(e.balls or ()) for e in back[:3]] == [{"12", "9"}, {"9", "2"}, {"2", "C"}]
+    assert all(abs(e.t - 4.338) * 60 <= 1.0 for e in back[:3])
+    cross = [e for e in events if e.type is EventType.LINE_CROSS and e.ball == "C" and e.t > 4.0]
+    assert len(cross) == 1 and cross[0].t > back[2].t

@@ -273,6 +273,10 @@ class ClusterLogic:
         elif (hit := self._striker_at(o, parent)) is not None:
             striker, x = hit
             path, t_src = [striker], o.t  # the impulse passes through a still chain at once
+            # a moving ball's contact: the shot's first, if none came before (seed-73 touching_cluster_hit: C
+            # struck into 2-9-12, all its contacts passed on, so the shot had no first contact, and 12's
+            # return into the line at 4.34 s was moved to 12's follow-push 60 ms later, after C's crossing)
+            self.first_hit_t = min(self.first_hit_t, t_src)
         else:
             return
         path.append(x)
@@ -420,6 +424,7 @@ class ClusterLogic:
                 striker = x if x not in members else y
                 if not is_line or abs(self.last_hit[striker] - t_src) <= 2 * s.cause_window_s:
                     continue
+                self.first_hit_t = min(self.first_hit_t, t_src)  # a moving ball's contact (as `_striker_at`)
             else:
                 proven.update(key)
                 if abs(t_src - self.last_pair.get(key, -np.inf)) < 2 * s.cause_window_s:
