@@ -1,4 +1,4 @@
-"""Hands over balls and hits inside one frame, on recorded tracker output of the seed-53 and seed-59 renders.
+"""Hands over balls and hits inside one frame, on recorded tracker output of the seed-53, -59 and -89 renders.
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls), cut from a case whose
 verdict the event layer got wrong before the reading it tests (each fails on the code before it).
@@ -62,3 +62,14 @@ def test_a_ball_whose_centre_snapped_out_of_the_hand_fast_is_judged_on_its_run()
     assert first.type is EventType.BALL_DISTURBED and first.ball == "5"
     assert first.extra.get("review") and first.extra["speed_mm_s"] < 200.0
     assert not any(e.type is EventType.SHOT_START and e.ball == "5" for e in events)
+
+
+def test_a_ball_read_weakly_under_a_hand_before_and_after_it_left_was_disturbed() -> None:
+    # seed-89 frame_free 137.6-141.6 s: a hand over ball 2, read at 0.3 for 0.3 s, pushes it off at 148 mm/s
+    # (truth: disturbed at 139.740 s); read weakly 0.2 s more as it leaves and never lost, it was called a stroke
+    # of 2 (a shot more, 1.5.3 for 1.17)
+    events = _events("hand_push_read_weakly_never_lost_30fps.npz", 30.0)
+    starts = [e for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
+    assert [(e.type, e.ball) for e in starts] == [(EventType.BALL_DISTURBED, "2")]
+    assert starts[0].extra.get("covered") and starts[0].extra.get("review")
+    assert abs(starts[0].t - 139.740) <= 0.1

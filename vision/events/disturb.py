@@ -31,6 +31,9 @@ COVERED_CONF = 0.5
 # How long after a start its launch may stay covered and still count as unseen (`left_covered`): a ball
 # leaving at a few hundred mm/s is a radius clear of the hand's edge within ~0.2 s
 LAUNCH_SEEN_S = 0.2
+# A ball read weakly (inside an occluder's blob) this long before it left, and through its launch, left covered
+# too: the cue's tip reaches a ball's blob in its last frame before the strike, a hand lies over it first
+COVERED_BEFORE_S = 0.2
 
 
 def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings, fps: float) -> bool:
@@ -65,7 +68,9 @@ def left_covered(hist: History, o: Onset, fps: float) -> bool:
     reading or a missed frame, never the ball lost under it; what hides a ball as it starts is a hand, a
     sleeve, an arm. The hand may hide the ball only once it is moving (seed-53 foul_ball_touched_by_hand: read
     weakly under the hand for 0.3 s, lost for four frames just after it left, found clear 10 mm on), so the
-    launch counts up to the first clear sample."""
+    launch counts up to the first clear sample. A ball read weakly for `COVERED_BEFORE_S` before it left and
+    through at least two frames of its launch left covered too, though never lost: a tip merges with the
+    ball's blob only in the frame it strikes."""
     k = hist.idx(o.n_first - hist.size, o.n_first - 1)
     if len(k) == 0:
         return False
@@ -75,7 +80,11 @@ def left_covered(hist: History, o: Onset, fps: float) -> bool:
     seen = np.nonzero(hist.valid[after, o.ball] & (hist.conf[after, o.ball] >= COVERED_CONF))[0]
     gap = np.concatenate([before, after[: int(seen[0])] if len(seen) else after])
     hidden = hist.state[gap, o.ball] == BallState.HIDDEN
-    return len(gap) >= 2 and bool(hidden.any()) and bool(np.all(hidden | hist.valid[gap, o.ball]))
+    # or read weakly for a while before it left as well as through its launch: a hand laid over it (seed-67
+    # frame_dynamic, seed-89 frame_free: pushed at 150 mm/s under a hand read weakly 0.3 s before and 0.2 s
+    # after, never lost, and called a stroke); a cue's tip merges with a ball's blob only as it strikes
+    covered_long = len(before) >= frames(COVERED_BEFORE_S, fps, 2) and len(gap) - len(before) >= 2
+    return len(gap) >= 2 and (bool(hidden.any()) or covered_long) and bool(np.all(hidden | hist.valid[gap, o.ball]))
 
 
 def impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, float, dict[str, Any]]:
