@@ -1,4 +1,4 @@
-"""Hands over balls and hits inside one frame, on recorded tracker output of the seed-53, -59 and -89 renders.
+"""Hands over balls and hits inside one frame, on recorded tracker output of the seed-53, -59, -89 and -97 renders.
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls), cut from a case whose
 verdict the event layer got wrong before the reading it tests (each fails on the code before it).
@@ -73,3 +73,13 @@ def test_a_ball_read_weakly_under_a_hand_before_and_after_it_left_was_disturbed(
     assert [(e.type, e.ball) for e in starts] == [(EventType.BALL_DISTURBED, "2")]
     assert starts[0].extra.get("covered") and starts[0].extra.get("review")
     assert abs(starts[0].t - 139.740) <= 0.1
+
+
+def test_a_hand_pushing_a_ball_into_touching_balls_disturbed_it_though_a_ball_it_pushed_left_later() -> None:
+    # seed-97 frame_free 41.0-44.0 s: a hand over the touching 15, 5 and 6 pushes 15 into 5 and 6 (truth: 15
+    # disturbed at 162 mm/s, 42.502 s); 15 is lost under the hand and found moving with 5, 6 is seen to leave
+    # 0.1 s after them. 6's later start was taken for the impulse into their pack: no disturbance, a 1.17 lost
+    events = _events("hand_push_into_touching_balls_hidden_30fps.npz", 30.0)
+    starts = [e for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
+    assert [(e.type, e.ball) for e in starts] == [(EventType.BALL_DISTURBED, "15")]
+    assert abs(starts[0].t - 42.502) <= 0.2

@@ -152,8 +152,17 @@ class ClusterLogic:
         """A ball joined to this one by touching balls (outside its own group) was hit or started, or a
         moving ball was touching one of them when this one started."""
         parent = self._cluster(o)
-        return any(self._recent(x, o.t) and not self._set_moving_by(members, x, o.t) for x in parent
-                   if x not in members) or self._striker_at(o, parent) is not None
+        return any(self._came_in(x, o.t) and not self._set_moving_by(members, x, o.t) for x in parent
+                   if x not in members) or self._striker_at(o, parent, members) is not None
+
+    def _came_in(self, x: int, t: float) -> bool:
+        """Can ball x have passed an impulse into its cluster for a start at t: hit about then, or started before
+        it or with it? One seen to start only later was set moving by the start, if by anything (seed-97
+        frame_free: a hand pushed 15 into 5, 5 into 6; 6, seen to leave 0.1 s after them, was taken for the
+        impulse that moved them, and the disturbance vanished); a struck ball seen to leave late is
+        `_struck_behind`'s."""
+        w = 2 * self.s.cause_window_s
+        return bool(abs(self.last_hit[x] - t) <= w or -w <= self.started[x] - t <= self.s.cause_window_s)
 
     def _struck_behind(self, group: list[Onset], pending: Sequence[Onset]) -> tuple[Onset | None, bool]:
         """The ball the cue struck, when it is a touching ball behind balls that started with no cause: the
@@ -177,7 +186,7 @@ class ClusterLogic:
             if any(t_g - 2 * s.cause_window_s <= tc <= t_g + s.cause_window_s and len(set(pair) & pack) == 1
                    for pair, tc in self.last_pair.items()):
                 return None, False  # a ball from outside hit the pack (not one the pack hit later)
-            if self._striker_at(o, parent) is not None:
+            if self._striker_at(o, parent, members) is not None:
                 return None, False
             for x in parent:
                 anchor = self.motion.anchor_at(x, t_g - 1.0 / self.fps)
@@ -224,7 +233,7 @@ class ClusterLogic:
         w = 2 * self.s.cause_window_s
         return any(abs(by.get((m, x), -np.inf) - t) <= w for m in members for by in (self.hit_from, self.caused_by))
 
-    def _striker_at(self, o: Onset, parent: dict[int, int]) -> tuple[int, int] | None:
+    def _striker_at(self, o: Onset, parent: dict[int, int], members: set[int]) -> tuple[int, int] | None:
         """(moving ball, chain member) when a moving ball, not yet known to have hit anything, was within
         touching distance (plus a frame's run) of a resting ball of this one's chain when this one started:
         the hit on a line of touching balls (Newton's cradle) whose far end flew off while the balls between
@@ -232,8 +241,8 @@ class ClusterLogic:
         c = self.hist.counter_at(o.t)
         best: tuple[float, int, int] | None = None
         for m in range(len(self.ids)):
-            if m == o.ball or m in parent or self.motion.status(m) is Motion.GONE:
-                continue
+            if m in members or m == o.ball or m in parent or self.motion.status(m) is Motion.GONE:
+                continue  # a ball of the group that started with this one is no striker from outside
             # a ball set moving in the same frame (hit in the same instant) strikes the chain too, if it ran at it
             same_time = abs(self.started[m] - o.t) <= self.s.cause_window_s
             if self.motion.anchor_at(m, o.t) is not None and not same_time:
@@ -270,7 +279,7 @@ class ClusterLogic:
             x = min(sources, key=lambda y: depth[y])
             recent_hit = abs(self.last_hit[x] - o.t) <= 2 * self.s.cause_window_s
             t_src = float(self.last_hit[x]) if recent_hit else float(self.started[x])
-        elif (hit := self._striker_at(o, parent)) is not None:
+        elif (hit := self._striker_at(o, parent, {o.ball})) is not None:
             striker, x = hit
             path, t_src = [striker], o.t  # the impulse passes through a still chain at once
             # a moving ball's contact: the shot's first, if none came before (seed-73 touching_cluster_hit: C
