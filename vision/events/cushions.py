@@ -233,6 +233,11 @@ def _fitted_touch(
                 return Touch(ball, t_p, bound.names[i], jaw, z_p, margin, conf * idc, review, pc)
     if found_2d is not None or not corner:
         return found_2d
+    if _path_gap(bound, pc, i, t_lo, t_hi, radius) > s.contact_gate_mm:
+        # its path (incoming line to the kink, outgoing after it) never came near this nose: projected on the
+        # nose's normal, a bounce off the next nose along reads as this one's (seed-83 frame_free: 8 off the
+        # right_rear nose of a middle pocket was also given the right_front nose, 85 mm across the mouth)
+        return None
     # a corner: the two bounces may be a frame apart, one kink to the eye. Along this nose's normal the
     # other (perpendicular) bounce leaves the speed unchanged, so the track projected on it shows this
     # bounce alone; it is one only if the ball leaves this nose (a bounce reverses the normal speed, the
@@ -253,6 +258,16 @@ def _fitted_touch(
         if got is not None and (best is None or got.confidence > best.confidence):
             best = got
     return best
+
+
+def _path_gap(bound: Boundary, pc: Pieces, i: int, t_lo: float, t_hi: float, radius: float) -> float:
+    """How near the ball's path came to nose segment i, minus R: the incoming line up to the kink, the outgoing
+    one after it (the middle of the window when the pieces show no kink time)."""
+    t_k = pc.kink_time()
+    t_m = float(np.clip(t_k, t_lo, t_hi)) if t_k is not None else 0.5 * (t_lo + t_hi)
+    pts = np.vstack([pc.pre.at(np.linspace(t_lo, t_m, 50)), pc.post.at(np.linspace(t_m, t_hi, 50))])
+    off = np.where(np.arange(len(bound.names)) == i, 0.0, np.inf)
+    return float(np.min(bound.near(pts, off))) - radius
 
 
 def _normals(bound: Boundary, i: int, n: np.ndarray) -> list[np.ndarray]:
