@@ -13,11 +13,12 @@ from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import detect_events
-from vision.events.cushions import Boundary, Touch, same_touch
+from vision.events.cushions import Boundary, Touch
 from vision.events.fit import fixed_point
 from vision.events.history import History
 from vision.events.kink import Pieces, pinned_bounce
 from vision.events.settings import EventSettings
+from vision.events.touchrules import same_touch
 from vision.types import BallState, BallStates
 
 TABLE = Table.load()

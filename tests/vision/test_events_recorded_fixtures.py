@@ -1,4 +1,4 @@
-"""Readings from recorded tracker output of the seed-67 to -83 renders (whole frames, mostly 30 fps).
+"""Readings from recorded tracker output of the seed-67 to -103 renders (whole frames, mostly 30 fps).
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls) whose events the event
 layer got wrong before the reading it tests (each fails on the code before it), but one: the hanging ball read
@@ -153,3 +153,14 @@ def test_a_bounce_off_one_nose_of_a_middle_pocket_is_no_touch_of_the_nose_across
     touches = [e for e in events if e.type is EventType.CUSHION]
     assert [(e.ball, e.cushion) for e in touches] == [("8", "right_rear")]
     assert abs(touches[0].t - 31.000) * 30 <= 1.0
+
+
+def test_a_ball_turned_off_a_cushion_between_two_samples_as_near_it_touched_it() -> None:
+    # seed-103 frame_free 23.5-25.2 s: 9 off right_front into C (truth 24.352 s) and on into the front cushion
+    # (24.379) and back within a frame; its samples before and after the turn lie 0.2 mm apart, so the
+    # three-sample turn saw no leg in and the touch was lost (a 1.20 foul on a legal 1.20(2a), four frames)
+    events = _events("ball_off_a_ball_into_a_cushion_and_back_in_a_frame_30fps.npz")
+    touches = [(e.ball, e.cushion) for e in events if e.type is EventType.CUSHION]
+    assert touches == [("9", "right_front"), ("9", "front")]
+    front = next(e for e in events if e.type is EventType.CUSHION and e.cushion == "front")
+    assert abs(front.t - 24.379) * 30 <= 1.0

@@ -12,13 +12,13 @@ proves that touch from the hit's impulse direction and the way it comes back (se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from calibration.table import Table
 from vision.events.contacts import kink_confidence
-from vision.events.fit import first_time_within, fit_line, fixed_point, point_segment_distance
+from vision.events.fit import first_time_within, fit_line, point_segment_distance
 from vision.events.history import History
 from vision.events.kink import _SLOW_REACH, Pieces, RestLookup, best_split, pinned_bounce
 from vision.events.settings import EventSettings, noise_model
@@ -277,62 +277,6 @@ def _normals(bound: Boundary, i: int, n: np.ndarray) -> list[np.ndarray]:
     return [n] if float(np.dot(own, n)) > np.cos(np.radians(5.0)) else [n, own]
 
 
-def driven_into(
-    hist: History,
-    bound: Boundary,
-    s: EventSettings,
-    ball: int,
-    anchor: np.ndarray,
-    hit: tuple[float, np.ndarray, float, float],
-    radius: float,
-    n_hi: int,
-) -> Touch | None:
-    """A ball at rest at `anchor`, hit at t along the unit `direction` (the line of centres, exactly where a
-    ball from rest leaves) at `speed` mm/s (`hit` = (t, direction, speed, confidence of the contact)), into
-    the nose segment it is nearest to, less than 2R away (no ball fits in between). It touches that nose:
-    - if it is seen coming back off it (the normal velocity after it points away, a kink from rest), or
-    - if it was sent at it fast enough to get there within the look-ahead: from rest it can only run along
-      `direction` until something stops it, and nothing but the nose is there (the frozen-ball reading,
-      carried to a ball a few centimetres off the cushion: 30 fps often shows no frame of it arriving).
-    The time is where the straight run from the rest position reaches distance R. None when neither holds.
-    """
-    t_hit, direction, speed, conf_hit = hit
-    p0 = np.asarray(anchor, dtype=float)
-    dists, pts, par = bound.closest(p0)
-    i = int(np.argmin(dists))
-    gap = float(dists[i]) - radius
-    if not (s.frozen_tol_mm < gap < 2 * radius):
-        return None  # frozen to it (the detector's frozen rule), or far enough for the frames to show it
-    n = (p0 - pts[i]) / float(dists[i])  # into the bed, at the closest point
-    cos_in = -float(np.dot(direction, n))
-    if cos_in < s.frozen_push_min_cos or speed <= 0.0:
-        return None  # not driven into it
-    t_reach = t_hit + gap / cos_in / speed  # when the straight run reaches distance R
-    end = 0 if par[i] <= 1e-6 else 1 if par[i] >= 1 - 1e-6 else -1
-    jaw = bound.jaw.get((i, end)) if end >= 0 else None
-    t, xy = hist.track(ball, hist.counter_at(t_hit), n_hi)
-    t, xy = t[t > t_reach], xy[t > t_reach]
-    back = fit_line(t, xy, noise_model(s)) if len(t) >= 2 else None
-    if back is not None:
-        v_n = float(np.dot(back.v, n))
-        z = v_n / max(back.sigma_v, 1e-9)
-        margin = float(np.dot(back.at(t_hit) - pts[i], n)) - radius  # < 0: the way back runs through the nose
-        if z >= s.kink_z_review and v_n >= s.kink_min_mm_s and gap - margin > s.review_band_mm:
-            conf, review = kink_confidence(z, v_n + speed * cos_in, margin, s)
-            if conf > 0.0:
-                idc = float(hist.id_conf[hist.counter_at(t_reach) % hist.size, ball])
-                return Touch(
-                    ball, t_reach, bound.names[i], jaw, z, margin, conf * idc, review, Pieces(back, back, 0.0, True)
-                )
-    if t_reach - t_hit > s.lookahead_s:
-        return None  # slow enough for the frames to show it arriving: the ordinary touch test's business
-    line = fixed_point(p0, t_hit, s.noise_rest_mm, 1)
-    line = replace(line, v=direction * speed)
-    idc = float(hist.id_conf[hist.counter_at(t_reach) % hist.size, ball])
-    conf = min(conf_hit, 0.8) * idc
-    return Touch(ball, t_reach, bound.names[i], jaw, 0.0, -gap, conf, False, Pieces(line, line, 0.0, True))
-
-
 _GOF_CHI2 = 9.21  # chi-square of 2 degrees of freedom at 1 %: the pinned V fits no worse than free pieces
 
 
@@ -386,6 +330,24 @@ def _pinned_touch(
     return b.t, b.z, dv
 
 
+def _turns_at(xy: np.ndarray, bound: Boundary, i: int, radius: float, tol: float) -> bool:
+    """Do the leg in (samples 0 -> 1) and the leg out (2 -> 3), run on, meet within `tol` of touching nose i,
+    between the two samples about the apex? A turn off another nose, projected on this one's normal, also
+    looks like a turn (seed-83: 8 off right_rear beside a middle pocket, read against right_front's jaw tip)."""
+    d_in, d_out = xy[1] - xy[0], xy[3] - xy[2]
+    den = float(d_in[0] * d_out[1] - d_in[1] * d_out[0])
+    if abs(den) <= 1e-9 * max(float(np.hypot(*d_in) * np.hypot(*d_out)), 1e-12):
+        return False  # parallel legs: no turn point
+    w = xy[2] - xy[1]  # xy1 + a d_in = xy2 - c d_out
+    a = float(w[0] * d_out[1] - w[1] * d_out[0]) / den
+    c = float(d_in[0] * w[1] - d_in[1] * w[0]) / den
+    if a < -0.5 or c < -0.5:
+        return False  # the legs meet behind the samples: no turn between them
+    turn = xy[1] + a * d_in
+    off = np.where(np.arange(len(bound.names)) == i, 0.0, np.inf)
+    return abs(float(bound.near(turn[None], off)[0]) - radius) <= tol
+
+
 def _segment_gap(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> float:
     """Shortest distance between the segments a0-a1 and b0-b1 (2-D)."""
     da, db = a1 - a0, b1 - b0
@@ -403,46 +365,64 @@ def turn_touch(hist: History, bound: Boundary, s: EventSettings, ball: int, m: i
     """A touch seen on three samples only: the ball runs at the nose between counters m-1 and m and is turned
     back from it between m and m+1 (a ball struck a few centimetres off a cushion at 30 fps is there and
     back within a frame, and often meets another ball a frame later: no line can be fitted to either side).
+    Or on four, when the turn fell midway between two samples about as near the nose (m-1 and m): the leg in
+    ends at m-1 and the leg out starts at m (seed-103 frame_free: 9 off a ball into the front cushion and back
+    within a frame, its samples before and after the apex 0.2 mm apart; the three-sample test saw no leg in).
 
-    Along the normal at the closest point at m: the incoming leg (m-1 to m) runs at the nose by more than the
-    position noise (2 sigma), the second difference u[m-1] - 2 u[m] + u[m+1] (the normal velocity change
-    times a frame) exceeds kink_z sigma, and the nose lies within the incoming leg's run of the sample at m
-    (run straight on, the ball would be past it by m+1). Only an impulse changes the velocity by that much
+    Along the normal at the closest point at m: the incoming leg runs at the nose by more than the position
+    noise (2 sigma), the change of the normal velocity over the turn (the second difference, times a frame)
+    exceeds kink_z sigma, and the nose lies within the incoming leg's run of the sample at the apex (run
+    straight on, the ball would be past it a frame later). Only an impulse changes the velocity by that much
     within a frame (rolling friction and spin take tenths of a second), and only the nose or a ball on the
     nose side of it gives an impulse away from the nose: no other ball within reach in that frame may lie
     there. Its out leg may still point at the nose (there and back slower in one frame). Timed inside the
     frame by equal speeds in and out."""
-    t, xy = hist.track(ball, m - 1, m + 1)
-    if len(t) != 3:
+    return _turn(hist, bound, s, ball, m, radius, False) or _turn(hist, bound, s, ball, m, radius, True)
+
+
+def _turn(
+    hist: History, bound: Boundary, s: EventSettings, ball: int, m: int, radius: float, flat: bool
+) -> Touch | None:
+    """`turn_touch` on samples m-1, m, m+1, or with `flat` on m-2, m-1, m, m+1 (the apex between m-1 and m)."""
+    t, xy = hist.track(ball, m - 1 - int(flat), m + 1)
+    if len(t) != 3 + int(flat):
         return None
-    dists, pts, par = bound.closest(xy[1])
+    dists, pts, par = bound.closest(xy[-2])
     segs = _minima(hist, bound, m, radius, s, turned=True)[ball]
     i = int(np.argmin(np.where(segs, dists, np.inf))) if segs.any() else int(np.argmin(dists))
     if dists[i] <= 1e-9:
         return None
-    n = (xy[1] - pts[i]) / float(dists[i])  # into the bed
+    n = (xy[-2] - pts[i]) / float(dists[i])  # into the bed
     u = (xy - pts[i]) @ n - radius  # normal distance beyond touching, per sample
-    leg_in, leg_out = float(u[0] - u[1]), float(u[2] - u[1])
+    leg_in, leg_out = float(u[0] - u[1]), float(u[-1] - u[-2])
     noise = noise_model(s)
-    dt_in, dt_out = float(t[1] - t[0]), float(t[2] - t[1])
-    sigma = max(noise(float(np.hypot(*(xy[1] - xy[0]))) / dt_in), noise(float(np.hypot(*(xy[2] - xy[1]))) / dt_out))
-    z = (leg_in + leg_out) / (sigma * np.sqrt(6.0))  # the second difference: three independent samples
+    dt_in, dt_out = float(t[1] - t[0]), float(t[-1] - t[-2])
+    sigma = max(noise(float(np.hypot(*(xy[1] - xy[0]))) / dt_in), noise(float(np.hypot(*(xy[-1] - xy[-2]))) / dt_out))
+    # the second difference of three independent samples (variance 6 sigma^2), or the two legs' sum (4 sigma^2)
+    z = (leg_in + leg_out) / (sigma * (2.0 if flat else np.sqrt(6.0)))
     if leg_in < 2.0 * np.sqrt(2.0) * sigma or z < s.kink_z:
         return None  # not seen running at the nose, or no turn beyond the noise
-    if u[1] > leg_in + 2.0 * np.sqrt(2.0) * sigma:
+    near = float(min(u[1], u[-2]))  # the apex sample's (either of the two about the apex)
+    if near > leg_in + 2.0 * np.sqrt(2.0) * sigma:
         return None  # the nose lies beyond a frame's run: something else turned it
-    apex = xy[1] - n * max(float(u[1]), 0.0)
+    a, b = xy[1], xy[-2]  # the samples before and after the apex (one sample when not flat)
+    if flat and not _turns_at(xy, bound, i, radius, s.contact_gate_mm):
+        return None
+    apex = 0.5 * (a + b) - n * max(float(np.mean(u[1:-1])), 0.0)
     reach = 2.0 * radius + 2.0 * np.sqrt(2.0) * sigma
-    k = hist.idx(m, m + 1)
+    k = hist.idx(m - 1, m) if flat else hist.idx(m, m + 1)
     oxy, ok = hist.xy[k], hist.valid[k].all(axis=0)
     for other in np.nonzero(ok)[0]:
         if other == ball:
             continue
         q0, q1 = oxy[0, other], oxy[1, other]
-        near = min(_segment_gap(xy[1], apex, q0, q1), _segment_gap(apex, xy[2], q0, q1))
-        if near <= reach and float(np.dot(q0 - xy[1], n)) < 2.0 * sigma:
+        gap = min(_segment_gap(a, apex, q0, q1), _segment_gap(apex, b if flat else xy[2], q0, q1))
+        if gap <= reach and float(np.dot(q0 - a, n)) < 2.0 * sigma:
             return None  # a ball within reach that is not behind it (away from the nose) may have turned it
-    t_c = float(t[1]) + dt_out * float(np.clip(u[1] / max(u[1] + u[2], 1e-9), 0.0, 1.0))
+    if flat:
+        t_c = float(t[1]) + float(t[2] - t[1]) * float(np.clip(u[1] / max(u[1] + u[2], 1e-9), 0.0, 1.0))
+    else:
+        t_c = float(t[1]) + dt_out * float(np.clip(u[1] / max(u[1] + u[2], 1e-9), 0.0, 1.0))
     dv = leg_in / dt_in + leg_out / dt_out
     margin = float(u[1]) - leg_in  # the incoming leg run on for one more frame ends this far beyond the nose
     conf, review = kink_confidence(float(z), dv, margin, s)
@@ -451,58 +431,9 @@ def turn_touch(hist: History, bound: Boundary, s: EventSettings, ball: int, m: i
     end = 0 if par[i] <= 1e-6 else 1 if par[i] >= 1 - 1e-6 else -1
     jaw = bound.jaw.get((i, end)) if end >= 0 else None
     line_in = fit_line(t[:2], xy[:2], noise)
-    line_out = fit_line(t[1:], xy[1:], noise)
+    line_out = fit_line(t[-2:], xy[-2:], noise)
     if line_in is None or line_out is None:
         return None
     idc = float(hist.id_conf[m % hist.size, ball])
     pieces = Pieces(line_in, line_out, 0.0, False)
     return Touch(ball, t_c, bound.names[i], jaw, float(z), margin, conf * idc, review, pieces)
-
-
-# a centre this many noise sigmas beyond R from a nose on two samples in a row has left it (noise alone: about
-# one pair in half a million; one sample alone is ~1 in 700, too often among the dozen samples of a slow touch)
-_LEFT_Z = 3.0
-
-
-def left_nose(
-    hist: History, bound: Boundary, s: EventSettings, ball: int, cushion: str, t0: float, t1: float, radius: float
-) -> bool:
-    """Did the ball leave nose segment `cushion` between two touches of it at t0 and t1: do two samples in a
-    row strictly between lie farther than R + _LEFT_Z noise sigmas from it? A ball that touched a nose leaves
-    it along the normal and comes back only after another impulse (a ball, another nose); a slow ball
-    creeping away stays within the noise of the nose for several frames, and a second local minimum of its
-    sampled distance there is the same touch read again. True when the samples between are not held."""
-    lo, hi = min(t0, t1), max(t0, t1)
-    if lo < hist.time(hist.oldest):
-        return True
-    t, xy = hist.track(ball, hist.counter_at(lo) + 1, hist.counter_at(hi))
-    t, xy = t[(t > lo) & (t < hi)], xy[(t > lo) & (t < hi)]
-    if len(t) == 0:
-        return False
-    speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(t[-1] - t[0]), 1.0 / 240.0) if len(t) > 1 else 0.0
-    away = bound.closest(xy)[0][:, bound.names.index(cushion)] - radius > _LEFT_Z * noise_model(s)(speed)
-    return bool(np.any(away[:-1] & away[1:]))
-
-
-def same_touch(
-    hist: History,
-    bound: Boundary,
-    s: EventSettings,
-    tc: Touch,
-    t_prev: float,
-    kinks: list[float],
-    radius: float,
-) -> bool:
-    """Is `tc` the touch of the same ball and nose at t_prev read again? Yes within `refractory_s`; beyond it,
-    yes unless another impulse of the ball lies between them (`kinks`: its confident contacts and touches,
-    t_prev's own excluded) or the ball left the nose in between (`left_nose`)."""
-    gap = abs(tc.t - t_prev)
-    if gap < s.refractory_s:
-        return True
-    if not np.isfinite(t_prev) or gap > s.history_s:
-        return False
-    lo, hi = min(tc.t, t_prev), max(tc.t, t_prev)
-    tol = 1e-6
-    if any(lo + tol < k < hi - tol for k in kinks):
-        return False
-    return not left_nose(hist, bound, s, tc.ball, tc.cushion, lo, hi, radius)

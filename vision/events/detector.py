@@ -16,7 +16,7 @@ from calibration.table import Table
 from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
-from vision.events.cushions import Boundary, Touch, driven_into, touch_candidates, verify_touches
+from vision.events.cushions import Boundary, Touch, touch_candidates, verify_touches
 from vision.events.disturb import SETTLE_WAIT_S
 from vision.events.history import History
 from vision.events.knocked import vanish_candidates, verify_knocked
@@ -30,6 +30,7 @@ from vision.events.settings import EventSettings, frames
 from vision.events.shots import ShotPhase, rest_layout
 from vision.events.starts import StartLogic
 from vision.events.strokes import StrokeLogic
+from vision.events.touchrules import driven_into
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
