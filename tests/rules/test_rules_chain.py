@@ -129,7 +129,7 @@ def test_frozen_tolerance_band_is_reviewed(gap: float, legal: bool, review: bool
                                                     (1.4, 0.1, False, True)])  # a small sigma keeps the 0.5 band
 def test_a_frozen_gap_with_its_sigma_widens_the_band(gap: float, sigma: float | None, legal: bool,
                                                      review: bool) -> None:
-    """Schema 1.6: `gap_sigma_mm` widens the frozen band to `gap_z` (2) of it; a zero or missing sigma does not."""
+    """Schema 1.6: `gap_sigma_mm` widens the frozen band to `gap_z` (3) of it; a zero or missing sigma does not."""
     steps = [("contact", "C", "7"), ("cushion", "7", "left_rear"), ("contact", "7", "3")]
     item: dict = {"ball": "3", "cushion": "rear", "gap_mm": gap}
     if sigma is not None:
