@@ -14,6 +14,7 @@ from scipy.optimize import nnls
 
 from calibration.table import Table
 from rules.events import Event, EventType
+from vision.events.disturb import left_covered
 from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.motion import Motion, MotionTracker, Onset
@@ -124,7 +125,7 @@ class ClusterLogic:
     def _contact_from_start(self, a: int, o: Onset) -> bool:
         raise NotImplementedError
 
-    def _uncaused_start(self, o: Onset, group: list[Onset], witnesses: Sequence[Onset] = ()) -> None:
+    def _uncaused_start(self, o: Onset, group: list[Onset], witnesses: Sequence[Onset] = ()) -> bool:
         raise NotImplementedError
 
     def _cluster(self, o: Onset) -> dict[int, int]:
@@ -198,7 +199,13 @@ class ClusterLogic:
                     continue  # the group did not leave away from it: pushed by them, if anything
                 behind_at_rest |= self.motion.anchor_at(x, self.now) is not None
                 for w in pending:
-                    if w.ball == x and t_g < w.t <= late and (best is None or cos > best[0]):
+                    # it followed them on (a struck ball pushed through them leaves their way), in view: a
+                    # centre shifted under a cover or a hand is no struck ball
+                    if w.ball != x or not t_g < w.t <= late or float(np.dot(w.fit.v, momentum)) <= 0.0:
+                        continue
+                    if left_covered(self.hist, w, self.fps):
+                        continue
+                    if best is None or cos > best[0]:
                         best = (cos, w)
         return (best[1] if best else None), behind_at_rest and best is None
 
@@ -208,7 +215,8 @@ class ClusterLogic:
         t0 = min(o.t for o in group)
         self.started[struck.ball] = struck.t
         self.last_hit[struck.ball] = max(self.last_hit[struck.ball], t0)
-        self._uncaused_start(struck, [struck, *group], group)
+        if not self._uncaused_start(struck, [struck, *group], group):
+            return  # too slow for a stroke: a disturbance, which proves no contact
         for o in group:
             parent = self._cluster(o)
             path = [struck.ball]

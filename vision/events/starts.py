@@ -314,7 +314,8 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             return True
         members = {o.ball for o in group}
         if not any(caused):
-            pending = [w for w, _ in self.onsets if all(w is not g for g in group) and id(w) not in self.behind]
+            pending = [w for w, _ in self.onsets if all(w is not g for g in group) and id(w) not in self.behind
+                       and self.judged[w.ball] != w.t and self.jumps.get(w.ball) != w.t]
             struck, may_show = self._struck_behind(group, pending)
             wait = frames(self.s.push_window_s, self.fps, 1) + self.D
             if may_show and not final and n < min(o.n_first for o in group) + wait:
@@ -472,9 +473,9 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                     t_ref = min(t_ref, float(self.started[x]), t_hit if hit_x else np.inf)
         return t_ref
 
-    def _uncaused_start(self, o: Onset, group: list[Onset], witnesses: Sequence[Onset] = ()) -> None:
+    def _uncaused_start(self, o: Onset, group: list[Onset], witnesses: Sequence[Onset] = ()) -> bool:
         """The stroke (or the disturbance, when too slow) on o's ball, which set `group` moving; `witnesses`: other
-        starts that show it happened (the balls pushed by a struck ball seen to leave late)."""
+        starts that show it happened (the balls pushed by a struck ball seen to leave late). True for a stroke."""
         s, b = self.s, o.ball
         # the stroke's speed: the group's momentum (equal masses), as a touching ball takes the stroke at once
         speed = float(np.hypot(*sum((g.fit.v for g in group), np.zeros(2)))) if len(group) > 1 else o.speed
@@ -485,7 +486,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         elif len(group) > 1 and speed < self._stroke_floor():  # a lone one was judged in `_judge_group`
             info = {"speed_mm_s": round(o.speed, 1), "during_shot": self.phase is ShotPhase.RUNNING}
             self._emit(Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info))
-            return
+            return False
         t_ref = self._pushed_first(o)
         t_at = o.t if t_ref == o.t else t_ref - 1.0 / self.fps
         anchors = {x: a for x in range(len(self.ids)) if (a := self.motion.anchor_at(x, t_at)) is not None}
@@ -502,7 +503,8 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         near = [(gap, x) for gap, x in near if gap <= s.push_gap_mm]
         if not near:
             self._emit(ev)
-            return
+            return True
         gap, obj = min(near)
         self.pushes.append((ev, o, {"object": obj, "gap": gap, "anchor": anchors[obj]}, t0 + s.push_window_s))
+        return True
 
