@@ -164,3 +164,15 @@ def test_a_ball_turned_off_a_cushion_between_two_samples_as_near_it_touched_it()
     assert touches == [("9", "right_front"), ("9", "front")]
     front = next(e for e in events if e.type is EventType.CUSHION and e.cushion == "front")
     assert abs(front.t - 24.379) * 30 <= 1.0
+
+
+def test_a_turn_at_a_nose_after_the_nearer_of_two_samples_is_a_touch() -> None:
+    # seed-71 frame_dynamic 108.4-110.6 s: 2, hit from rest at 1.2 m/s into the rear cushion 20 mm off (truth:
+    # rear at 109.713 s), is sampled within 2 mm of touching it before and after the turn, the earlier nearer;
+    # the candidate frame is the earlier sample, so the four samples about the apex lie a frame later than
+    # the test looked
+    events = _events("turn_off_a_cushion_nearer_before_the_apex_30fps.npz")
+    touches = [(e.ball, e.cushion) for e in events if e.type is EventType.CUSHION and e.confidence >= 0.5]
+    assert touches[:2] == [("2", "rear"), ("2", "left_rear")]
+    rear = next(e for e in events if e.type is EventType.CUSHION and e.cushion == "rear")
+    assert abs(rear.t - 109.713) * 30 <= 1.0

@@ -377,22 +377,26 @@ def turn_touch(hist: History, bound: Boundary, s: EventSettings, ball: int, m: i
     nose side of it gives an impulse away from the nose: no other ball within reach in that frame may lie
     there. Its out leg may still point at the nose (there and back slower in one frame). Timed inside the
     frame by equal speeds in and out."""
-    return _turn(hist, bound, s, ball, m, radius, False) or _turn(hist, bound, s, ball, m, radius, True)
+    return (_turn(hist, bound, s, ball, m, radius, False, False) or _turn(hist, bound, s, ball, m, radius, True, False)
+            or _turn(hist, bound, s, ball, m, radius, True, True))
 
 
 def _turn(
-    hist: History, bound: Boundary, s: EventSettings, ball: int, m: int, radius: float, flat: bool
+    hist: History, bound: Boundary, s: EventSettings, ball: int, m: int, radius: float, flat: bool, later: bool
 ) -> Touch | None:
-    """`turn_touch` on samples m-1, m, m+1, or with `flat` on m-2, m-1, m, m+1 (the apex between m-1 and m)."""
-    t, xy = hist.track(ball, m - 1 - int(flat), m + 1)
+    """`turn_touch` on samples m-1, m, m+1, or with `flat` on m-2, m-1, m, m+1 (the apex between m-1 and m), or
+    with `later` too on m-1, m, m+1, m+2 (between m and m+1: the earlier of the two was the nearer, so the
+    candidate came at it)."""
+    lo = m - 1 - int(flat) + int(later)
+    t, xy = hist.track(ball, lo, lo + 2 + int(flat))
     if len(t) != 3 + int(flat):
         return None
-    dists, pts, par = bound.closest(xy[-2])
+    dists, pts, par = bound.closest(xy[1] if later else xy[-2])
     segs = _minima(hist, bound, m, radius, s, turned=True)[ball]
     i = int(np.argmin(np.where(segs, dists, np.inf))) if segs.any() else int(np.argmin(dists))
     if dists[i] <= 1e-9:
         return None
-    n = (xy[-2] - pts[i]) / float(dists[i])  # into the bed
+    n = ((xy[1] if later else xy[-2]) - pts[i]) / float(dists[i])  # into the bed
     u = (xy - pts[i]) @ n - radius  # normal distance beyond touching, per sample
     leg_in, leg_out = float(u[0] - u[1]), float(u[-1] - u[-2])
     noise = noise_model(s)
@@ -410,7 +414,7 @@ def _turn(
         return None
     apex = 0.5 * (a + b) - n * max(float(np.mean(u[1:-1])), 0.0)
     reach = 2.0 * radius + 2.0 * np.sqrt(2.0) * sigma
-    k = hist.idx(m - 1, m) if flat else hist.idx(m, m + 1)
+    k = hist.idx(lo + 1, lo + 2)  # the frame of the apex
     oxy, ok = hist.xy[k], hist.valid[k].all(axis=0)
     for other in np.nonzero(ok)[0]:
         if other == ball:
