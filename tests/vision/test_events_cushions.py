@@ -13,13 +13,7 @@ from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import detect_events
-from vision.events.cushions import Boundary, Touch
-from vision.events.fit import fixed_point
-from vision.events.history import History
-from vision.events.kink import Pieces, pinned_bounce
-from vision.events.settings import EventSettings
-from vision.events.touchrules import same_touch
-from vision.types import BallState, BallStates
+from vision.events.kink import pinned_bounce
 
 TABLE = Table.load()
 R = TABLE.ball_radius
@@ -155,47 +149,6 @@ def test_ball_struck_into_a_cushion_and_back_within_a_frame(gap_mm: float, speed
         assert abs(got[0].t - truth[0].t) * 30.0 <= 1.0, f"seed {seed}: {got[0].t} vs {truth[0].t}"
         hit = [e for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5]
         assert hit and hit[0].t < got[0].t, f"seed {seed}: the contact that sent it comes first"
-
-
-def _creep_history(out_speed: float, seed: int) -> tuple[History, Boundary]:
-    """Ball "5" touches the rear nose at t = 0.5 s coming in at 120 mm/s and leaves it at out_speed along the
-    normal (both while rolling 300 mm/s along it), 60 fps, the bench's position noise for its speed."""
-    fps, rng = 60.0, np.random.default_rng(seed)
-    t = np.arange(0.0, 1.0, 1.0 / fps)
-    x_touch = TABLE.half_length - R
-    x = np.where(t <= 0.5, x_touch - 120.0 * (0.5 - t), x_touch - out_speed * (t - 0.5))
-    y = -300.0 + 300.0 * t
-    hist = History(("5",), 120)
-    for i, ti in enumerate(t):
-        xy = np.array([[x[i], y[i]]]) + rng.normal(0.0, 1.5 + 3.5 * 320.0 / 500.0, (1, 2))
-        hist.push(
-            BallStates(i, float(ti), ("5",), xy, np.zeros((1, 2)), np.array([BallState.MOVING]), np.ones(1), np.ones(1))
-        )
-    return hist, Boundary(TABLE)
-
-
-def _reading(t: float) -> Touch:
-    line = fixed_point(np.zeros(2), t, 1.0, 1)
-    return Touch(0, t, "rear", None, 5.0, -1.0, 0.8, False, Pieces(line, line, 0.0, False))
-
-
-@pytest.mark.parametrize("seed", range(1, 6))
-def test_a_slow_touch_read_twice_is_one_touch(seed: int) -> None:
-    # leaving at 30 mm/s the centre stays within the noise of the nose for a tenth of a second and more: a second
-    # reading 2-8 frames later (past the 0.05 s refractory) is the same touch (physics set: all its false touches)
-    s = EventSettings()
-    hist, bound = _creep_history(30.0, seed)
-    for frames_later in (4, 6, 8):
-        assert same_touch(hist, bound, s, _reading(0.5 + frames_later / 60.0), 0.5, [], R), frames_later
-    # another impulse of the ball between the two (a contact, another nose) makes them two touches
-    assert not same_touch(hist, bound, s, _reading(0.5 + 8 / 60.0), 0.5, [0.55], R)
-
-
-@pytest.mark.parametrize("seed", range(1, 6))
-def test_a_ball_that_left_the_nose_touches_it_again(seed: int) -> None:
-    # leaving at 400 mm/s it is 25 mm off the nose after 4 frames: whatever brought it back, that is a new touch
-    hist, bound = _creep_history(400.0, seed)
-    assert not same_touch(hist, bound, EventSettings(), _reading(0.5 + 8 / 60.0), 0.5, [], R)
 
 
 def _straight_in(fps: float, speed: float) -> SimResult:

@@ -245,11 +245,12 @@ class ClusterLogic:
         """(moving ball, chain member) when a moving ball, not yet known to have hit anything, was within
         touching distance (plus a frame's run) of a resting ball of this one's chain when this one started:
         the hit on a line of touching balls (Newton's cradle) whose far end flew off while the balls between
-        stayed still, and whose striker, slowed rather than stopped, shows too weak a kink to prove it."""
+        stayed still, and whose striker, slowed rather than stopped, shows too weak a kink to prove it.
+        `members`: the balls that started with this one (its own among them), none a striker from outside."""
         c = self.hist.counter_at(o.t)
         best: tuple[float, int, int] | None = None
         for m in range(len(self.ids)):
-            if m in members or m == o.ball or m in parent or self.motion.status(m) is Motion.GONE:
+            if m in members or m in parent or self.motion.status(m) is Motion.GONE:
                 continue  # a ball of the group that started with this one is no striker from outside
             # a ball set moving in the same frame (hit in the same instant) strikes the chain too, if it ran at it
             same_time = abs(self.started[m] - o.t) <= self.s.cause_window_s

@@ -266,8 +266,7 @@ def _path_gap(bound: Boundary, pc: Pieces, i: int, t_lo: float, t_hi: float, rad
     t_k = pc.kink_time()
     t_m = float(np.clip(t_k, t_lo, t_hi)) if t_k is not None else 0.5 * (t_lo + t_hi)
     pts = np.vstack([pc.pre.at(np.linspace(t_lo, t_m, 50)), pc.post.at(np.linspace(t_m, t_hi, 50))])
-    off = np.where(np.arange(len(bound.names)) == i, 0.0, np.inf)
-    return float(np.min(bound.near(pts, off))) - radius
+    return float(np.min(bound.closest(pts)[0][:, i])) - radius
 
 
 def _normals(bound: Boundary, i: int, n: np.ndarray) -> list[np.ndarray]:
@@ -344,8 +343,7 @@ def _turns_at(xy: np.ndarray, bound: Boundary, i: int, radius: float, tol: float
     if a < -0.5 or c < -0.5:
         return False  # the legs meet behind the samples: no turn between them
     turn = xy[1] + a * d_in
-    off = np.where(np.arange(len(bound.names)) == i, 0.0, np.inf)
-    return abs(float(bound.near(turn[None], off)[0]) - radius) <= tol
+    return abs(float(bound.closest(turn)[0][i]) - radius) <= tol
 
 
 def _segment_gap(a0: np.ndarray, a1: np.ndarray, b0: np.ndarray, b1: np.ndarray) -> float:
@@ -377,22 +375,26 @@ def turn_touch(hist: History, bound: Boundary, s: EventSettings, ball: int, m: i
     nose side of it gives an impulse away from the nose: no other ball within reach in that frame may lie
     there. Its out leg may still point at the nose (there and back slower in one frame). Timed inside the
     frame by equal speeds in and out."""
-    return (_turn(hist, bound, s, ball, m, radius, False, False) or _turn(hist, bound, s, ball, m, radius, True, False)
-            or _turn(hist, bound, s, ball, m, radius, True, True))
+    segs = _minima(hist, bound, m, radius, s, turned=True)[ball]
+    for flat, later in ((False, False), (True, False), (True, True)):
+        got = _turn(hist, bound, s, ball, m, radius, segs, flat, later)
+        if got is not None:
+            return got
+    return None
 
 
 def _turn(
-    hist: History, bound: Boundary, s: EventSettings, ball: int, m: int, radius: float, flat: bool, later: bool
+    hist: History, bound: Boundary, s: EventSettings, ball: int, m: int, radius: float, segs: np.ndarray, flat: bool,
+    later: bool,
 ) -> Touch | None:
     """`turn_touch` on samples m-1, m, m+1, or with `flat` on m-2, m-1, m, m+1 (the apex between m-1 and m), or
     with `later` too on m-1, m, m+1, m+2 (between m and m+1: the earlier of the two was the nearer, so the
-    candidate came at it)."""
+    candidate came at it). `segs`: the noses with a distance minimum at m (`_minima`)."""
     lo = m - 1 - int(flat) + int(later)
     t, xy = hist.track(ball, lo, lo + 2 + int(flat))
     if len(t) != 3 + int(flat):
         return None
     dists, pts, par = bound.closest(xy[1] if later else xy[-2])
-    segs = _minima(hist, bound, m, radius, s, turned=True)[ball]
     i = int(np.argmin(np.where(segs, dists, np.inf))) if segs.any() else int(np.argmin(dists))
     if dists[i] <= 1e-9:
         return None
@@ -423,10 +425,7 @@ def _turn(
         gap = min(_segment_gap(a, apex, q0, q1), _segment_gap(apex, b if flat else xy[2], q0, q1))
         if gap <= reach and float(np.dot(q0 - a, n)) < 2.0 * sigma:
             return None  # a ball within reach that is not behind it (away from the nose) may have turned it
-    if flat:
-        t_c = float(t[1]) + float(t[2] - t[1]) * float(np.clip(u[1] / max(u[1] + u[2], 1e-9), 0.0, 1.0))
-    else:
-        t_c = float(t[1]) + dt_out * float(np.clip(u[1] / max(u[1] + u[2], 1e-9), 0.0, 1.0))
+    t_c = float(t[1]) + float(t[2] - t[1]) * float(np.clip(u[1] / max(u[1] + u[2], 1e-9), 0.0, 1.0))
     dv = leg_in / dt_in + leg_out / dt_out
     margin = float(u[1]) - leg_in  # the incoming leg run on for one more frame ends this far beyond the nose
     conf, review = kink_confidence(float(z), dv, margin, s)

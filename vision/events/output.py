@@ -110,10 +110,9 @@ class OutputLogic:
         struck = {e.ball for e in ready if e.type is EventType.SHOT_START} | {self.struck}
 
         def key(e: Event) -> tuple[float, int, int, float]:
-            # at one instant (within 10 us: the same frame's split), the struck ball's contact comes before the
-            # contacts it passed on (seed-79 frame_russian71: C struck into 15, 15 into 12 in the same frame)
-            # (only at the shot's first contact: later, a return into touching balls passes on from the ball that
-            # came back, in the order the pack's solve emits; seed-73 touching_cluster_hit, 12 into 9-2-C)
+            # at the shot's first contact (one instant: within 10 us), the struck ball's contact comes before the
+            # contacts it passed on (seed-79 frame_russian71: C struck into 15, 15 into 12 in the same frame);
+            # at a later instant the order found stands (seed-73 touching_cluster_hit: 12 back into 9-2-C)
             passed_on = e.type is EventType.BALL_CONTACT and not struck & set(e.balls or ())
             passed_on = passed_on and abs(e.t - self.first_hit_t) <= 1e-5
             return round(e.t, 5), _TYPE_ORDER[e.type], int(passed_on), e.t

@@ -113,8 +113,6 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         ready = sorted((o for o in ready if o not in held), key=lambda o: o.t)
         done: set[int] = set()
         for o in ready:
-            if id(o) in self.behind:
-                self.judged[o.ball] = o.t
             if id(o) in done | self.behind:
                 continue
             group = [g for g in ready if id(g) not in done | self.behind and self._together(o, g)]
@@ -123,13 +121,12 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                 held.extend(group)
             else:
                 self.judged[[g.ball for g in group]] = [g.t for g in group]
-        self.onsets = waiting + [(o, n + 1) for o in held]
         if self.behind:  # struck balls judged with the group they pushed (`_struck_behind`)
             for o, _ in self.onsets:
                 if id(o) in self.behind:
                     self.judged[o.ball] = o.t
-            self.onsets = [(o, due) for o, due in self.onsets if id(o) not in self.behind]
-            self.behind.clear()
+        self.onsets = [(o, due) for o, due in waiting + [(h, n + 1) for h in held] if id(o) not in self.behind]
+        self.behind.clear()
 
     def _together(self, a: Onset, b: Onset) -> bool:
         if a is b:

@@ -1,5 +1,4 @@
-"""Touch readings beside the kink test: a ball near a cushion driven into it by a hit (no frame of it arriving),
-and one touch read twice (a slow ball leaving a nose stays within its noise for frames)."""
+"""A touch reading beside the kink test: a ball near a cushion driven into it by a hit (no frame of it arriving)."""
 
 from __future__ import annotations
 
@@ -69,52 +68,3 @@ def driven_into(
     idc = float(hist.id_conf[hist.counter_at(t_reach) % hist.size, ball])
     conf = min(conf_hit, 0.8) * idc
     return Touch(ball, t_reach, bound.names[i], jaw, 0.0, -gap, conf, False, Pieces(line, line, 0.0, True))
-
-
-# a centre this many noise sigmas beyond R from a nose on two samples in a row has left it (noise alone: about
-# one pair in half a million; one sample alone is ~1 in 700, too often among the dozen samples of a slow touch)
-_LEFT_Z = 3.0
-
-
-def left_nose(
-    hist: History, bound: Boundary, s: EventSettings, ball: int, cushion: str, t0: float, t1: float, radius: float
-) -> bool:
-    """Did the ball leave nose segment `cushion` between two touches of it at t0 and t1: do two samples in a
-    row strictly between lie farther than R + _LEFT_Z noise sigmas from it? A ball that touched a nose leaves
-    it along the normal and comes back only after another impulse (a ball, another nose); a slow ball
-    creeping away stays within the noise of the nose for several frames, and a second local minimum of its
-    sampled distance there is the same touch read again. True when the samples between are not held."""
-    lo, hi = min(t0, t1), max(t0, t1)
-    if lo < hist.time(hist.oldest):
-        return True
-    t, xy = hist.track(ball, hist.counter_at(lo) + 1, hist.counter_at(hi))
-    t, xy = t[(t > lo) & (t < hi)], xy[(t > lo) & (t < hi)]
-    if len(t) == 0:
-        return False
-    speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(t[-1] - t[0]), 1.0 / 240.0) if len(t) > 1 else 0.0
-    away = bound.closest(xy)[0][:, bound.names.index(cushion)] - radius > _LEFT_Z * noise_model(s)(speed)
-    return bool(np.any(away[:-1] & away[1:]))
-
-
-def same_touch(
-    hist: History,
-    bound: Boundary,
-    s: EventSettings,
-    tc: Touch,
-    t_prev: float,
-    kinks: list[float],
-    radius: float,
-) -> bool:
-    """Is `tc` the touch of the same ball and nose at t_prev read again? Yes within `refractory_s`; beyond it,
-    yes unless another impulse of the ball lies between them (`kinks`: its confident contacts and touches,
-    t_prev's own excluded) or the ball left the nose in between (`left_nose`)."""
-    gap = abs(tc.t - t_prev)
-    if gap < s.refractory_s:
-        return True
-    if not np.isfinite(t_prev) or gap > s.history_s:
-        return False
-    lo, hi = min(tc.t, t_prev), max(tc.t, t_prev)
-    tol = 1e-6
-    if any(lo + tol < k < hi - tol for k in kinks):
-        return False
-    return not left_nose(hist, bound, s, tc.ball, tc.cushion, lo, hi, radius)
