@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from calibration.table import Table
 from rules.chain import ChainResult, FrozenInfo, frozen_table, judge_chain, name
-from rules.events import Event, EventType
+from rules.events import ASSERTED, Event, EventType
 from rules.records import ShotRecord
 from rules.settings import RulesSettings, review_band
 
@@ -212,9 +212,11 @@ def analyse_shot(
             first = i
             touching_hit = other in touching
     moved: set[str] = {struck}
+    doubtful: set[str] = set()  # moved only by events vision reports for review, not asserts
     for e in events:
         if e.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS):
-            moved.update(e.agents)
+            (moved if e.confidence >= ASSERTED else doubtful).update(e.agents)
+    doubtful -= moved
     # A pot that is not one (jumped back out, 1.22.5; fell by itself, 1.23.1) cannot meet 1.20(1) either.
     not_pots = {i for i, e in enumerate(events)
                 if e.type is EventType.POT and _not_a_pot(e, False, moved, positions, end, table)}
@@ -253,6 +255,7 @@ def analyse_shot(
     if start.extra.get("striker_review"):  # vision could not tell which of two touching balls the cue struck
         facts.review_notes.append(f"struck ball {struck}? {start.extra['striker_review']} (1.4.1, 1.19.2)")
     _pots_and_jumps(facts, events, rec.post_events, end, moved, table)
+    _doubtful_falls(facts, events, rec.post_events, end, moved, doubtful, table)
     facts.disturbed = [e for e in events if e.type is EventType.BALL_DISTURBED]
     facts.disturbed_before = [e for e in rec.before_events if e.type is EventType.BALL_DISTURBED]
     return facts
@@ -304,6 +307,29 @@ def _pots_and_jumps(facts: ShotFacts, events: Sequence[Event], post: Sequence[Ev
                 continue  # came back onto the bed by itself (1.24.2)
             seen.add(b)
             facts.jumped.append(e)
+
+
+def _doubtful_falls(facts: ShotFacts, events: Sequence[Event], post: Sequence[Event],
+                    end: Mapping[str, Point] | None, moved: set[str], doubtful: set[str], table: Table) -> None:
+    """A pot judged as fallen by itself (1.23.1) or as potted by the shot (1.23.3) on whether its ball moved in
+    the shot, when only events reported for review say it did: the referee looks (a ball hanging on a lip read
+    under an arm wobbles across a line or off a jaw; a ball nudged in a pack moves unseen)."""
+    for e in [*events, *post]:
+        b = e.ball or ""
+        if e.type is not EventType.POT or b not in doubtful:
+            continue
+        after_end = e in post
+        fell = _not_a_pot(e, after_end, moved, facts.start_positions, end, table) == "1.23.1"
+        if fell == (_not_a_pot(e, after_end, moved | doubtful, facts.start_positions, end, table) == "1.23.1"):
+            continue
+        said = [f"{x.type} at t={x.t:.3f} s ({x.confidence:.2f})" for x in events
+                if b in x.agents and x.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS)]
+        still, rolled = "fell by itself, restored (1.23.1)", "potted by the shot (1.23.3)"
+        if not fell:
+            still, rolled = rolled, still
+        facts.review_notes.append(
+            f"{name(b)} fell into the {e.pocket} pocket; only events reported for review say it moved in the shot "
+            f"({'; '.join(said)}): {still} if it did not, {rolled} if it did")
 
 
 def _frozen_from_positions(positions: Mapping[str, Point], declared: Mapping[str, str],

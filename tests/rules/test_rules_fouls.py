@@ -252,6 +252,26 @@ def test_a_ball_falling_after_the_shot_is_potted_by_it_only_if_the_shot_moved_it
             "no foul (1.23.1)." in v.explanation
 
 
+@pytest.mark.parametrize("conf, counted", [(0.45, False), (0.7, True)])
+def test_a_ball_falling_after_the_shot_moved_only_by_doubtful_events_is_restored_and_flagged(
+        conf: float, counted: bool) -> None:
+    """1.23.1 against 1.23.3 rests on whether the shot moved the ball that fell: a cushion touch reported for
+    review (below ASSERTED: a hanging ball's centre wobbling under an arm) does not say it did, and the referee is
+    asked; an asserted one does (seed-107 hanging_ball_drops_later: 12 counted for the shot, A+33 for A+11)."""
+    lb = LogBuilder("russian71")
+    lb.state(phase="play", to_play="A", hand="none")
+    lb.add("nominate", ball="7", pocket="rear_left")
+    lb.shot([("contact", "C", "7"), ("cushion", "12", "left_front", conf), ("pot", "7", "rear_left")])
+    lb.events_after([("pot", "12", "middle_left")])
+    v = judge_rows(lb.rows)[-1]
+    assert v.legal
+    assert [p["ball"] for p in v.potted_counted] == (["7", "12"] if counted else ["7"])
+    asked = [r for r in v.review.reasons if "only events reported for review say it moved" in r]
+    assert bool(asked) is not counted
+    if asked:
+        assert "fell by itself, restored (1.23.1) if it did not, potted by the shot (1.23.3) if it did" in asked[0]
+
+
 def test_foul_after_the_shot_is_penalised_and_the_pot_stands() -> None:
     lb = LogBuilder("russian71")
     lb.state(phase="play", to_play="A", hand="none")

@@ -76,6 +76,22 @@ def test_a_hanging_ball_read_off_the_table_with_nothing_near_did_not_start() -> 
     assert starts == [(EventType.SHOT_START, "C")]
 
 
+def test_a_hanging_ball_under_an_arm_for_a_second_was_neither_off_the_table_nor_disturbed() -> None:
+    # seed-107 hanging_ball_drops_later 0-3.6 s (60 fps): 12 rests on the middle_left lip (truth: unmoved until
+    # it drops at 7.79 s); an arm lies over it 1.37-2.30 s, its centre read weakly up to 15 mm off and lost in
+    # between. It was called off the table (a lost ball "off the bed" on the lip), and, back on its place a frame
+    # after the 1 s settle wait, disturbed at 0.9: an unflagged 1.17 on a legal shot. Its centre "bounced" off the
+    # jaws under the arm: touches asserted at 0.68, so its later drop counted for the shot (1.23.3, not 1.23.1)
+    events = _events("hanging_ball_under_an_arm_before_the_stroke_60fps.npz", 60.0)
+    assert not any(e.type in (EventType.OFF_TABLE, EventType.BALL_DISTURBED, EventType.POT) and e.ball == "12"
+                   for e in events)
+    # its centre "bounced" off the jaws under the arm: such touches are reported for review only (under_cover)
+    touches = [e for e in events if e.type is EventType.CUSHION and e.ball == "12"]
+    assert touches and all(e.confidence < 0.5 and e.extra.get("review") for e in touches)
+    starts = [(e.type, e.ball) for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
+    assert starts == [(EventType.SHOT_START, "C")]
+
+
 def test_a_ball_pulled_about_under_the_hand_and_lifted_from_its_place_was_not_disturbed() -> None:
     # seed-73 frame_free 141.8-149.0 s: the hand taking off penalty ball 11 drags its centre 14 mm away at
     # 30-40 mm/s and back, then lifts it 1 mm from its place (the tracker's UNKNOWN). Nothing was displaced

@@ -12,7 +12,7 @@ proves that touch from the hit's impulse direction and the way it comes back (se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -22,6 +22,11 @@ from vision.events.fit import first_time_within, fit_line, point_segment_distanc
 from vision.events.history import History
 from vision.events.kink import _SLOW_REACH, Pieces, RestLookup, best_split, pinned_bounce
 from vision.events.settings import EventSettings, noise_model
+
+# A touch read with the ball under a cover this many frames either side of it is reported for review
+# (`under_cover`), at this confidence
+COVER_SPAN = 2
+COVERED_TOUCH_CONF = 0.45
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,21 @@ def verify_touches(
         if got is not None and got.cushion == bound.names[i]:
             out.append(got)
     return out
+
+
+def under_cover(hist: History, tc: Touch) -> Touch:
+    """A touch read off samples of a ball under a cover (`History.read_weakly` within `COVER_SPAN` frames of it)
+    is reported for review only: a centre read inside an arm's or the cue's blob wobbles by several mm, and one
+    resting against a nose (a ball hanging on a pocket's lip) "bounces" off it (seed-107 hanging_ball_drops_later:
+    two touches of a ball that never moved, which then counted as moved by the shot when it dropped later). Over
+    the recorded output of eleven rendered sets, every touch asserted from such samples was false (5 of 5). A
+    frame the ball was missed in (blur, not a cover) is no doubt: the touch is read across it."""
+    if tc.confidence < 0.5:
+        return tc
+    n = hist.counter_at(tc.t)
+    if not hist.read_weakly(tc.ball, n - COVER_SPAN, n + COVER_SPAN):
+        return tc
+    return replace(tc, confidence=COVERED_TOUCH_CONF, review=True)
 
 
 def _fitted_touch(

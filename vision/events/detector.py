@@ -16,7 +16,7 @@ from calibration.table import Table
 from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
-from vision.events.cushions import Boundary, Touch, touch_candidates, verify_touches
+from vision.events.cushions import Boundary, Touch, touch_candidates, under_cover, verify_touches
 from vision.events.disturb import SETTLE_WAIT_S
 from vision.events.history import History
 from vision.events.knocked import vanish_candidates, verify_knocked
@@ -152,7 +152,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 self._contact(c)
         for ball in touch_candidates(h, self.motion, self.bound, m, self.R, s):
             for tc in verify_touches(h, self.motion, self.bound, s, ball, m, n_lo, n_hi, self.R, self.fps):
-                self._touch(tc)
+                self._touch(under_cover(h, tc))
         t_m = h.time(m)
         moving = np.array([self.motion.moving_at(b, t_m) for b in range(len(self.ids))])
         moving &= h.valid[m % h.size]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.events.history import History
+from vision.events.history import COVERED_CONF, History
 from vision.events.motion import Onset
 from vision.events.settings import EventSettings, frames
 from vision.events.strokes import FOLLOW_GAIN, RunFit
@@ -25,9 +25,9 @@ from vision.types import BallState
 # 50 mm/s in ~0.5 s; an occluder passing over a ball uncovers it within that time in the cases seen (the cue
 # withdrawn, a hand passing). Past it the start is judged on its run alone, as before this reading existed.
 SETTLE_WAIT_S = 1.0
-# A ball's position confidence under this: its disc was found inside an occluder's blob (the detector scales
-# those by OCCLUDED_CONF = 0.4 at most), so the ball was partly covered
-COVERED_CONF = 0.5
+# The longest a would-be disturbance waits for a cover to lift before it is judged on what was seen (`covered_now`):
+# a player leaning over the table to aim covers a ball for a second or two; the judgement holds later events back
+COVER_WAIT_MAX_S = 3.0
 # How long after a start its launch may stay covered and still count as unseen (`left_covered`): a ball
 # leaving at a few hundred mm/s is a radius clear of the hand's edge within ~0.2 s
 LAUNCH_SEEN_S = 0.2
@@ -85,6 +85,13 @@ def left_covered(hist: History, o: Onset, fps: float) -> bool:
     # after, never lost, and called a stroke); a cue's tip merges with a ball's blob only as it strikes
     covered_long = len(before) >= frames(COVERED_BEFORE_S, fps, 2) and len(gap) - len(before) >= 2
     return len(gap) >= 2 and (bool(hidden.any()) or covered_long) and bool(np.all(hidden | hist.valid[gap, o.ball]))
+
+
+def covered_now(hist: History, b: int, s: EventSettings, fps: float) -> bool:
+    """Is the ball under a cover now (`History.covered`) in any of its last half rest window's frames (at least
+    three)? Where a covered ball rests shows only once it has been seen clear for that long: as long as
+    `came_back` needs to find it back on its place. A ball the tracker gave up (lifted off) will not show again."""
+    return hist.covered(b, hist.newest - frames(0.5 * s.rest_window_s, fps, 3) + 1, hist.newest)
 
 
 def impulse_or_push(fit: RunFit, floor: float, s: EventSettings) -> tuple[bool, float, dict[str, Any]]:

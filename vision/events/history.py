@@ -7,6 +7,9 @@ import numpy as np
 from vision.types import BallState, BallStates
 
 _SEEN = (BallState.STATIONARY, BallState.MOVING)
+# A ball's position confidence under this: its disc was found inside an occluder's blob (the detector scales those
+# by OCCLUDED_CONF = 0.4 at most), so the ball was partly covered
+COVERED_CONF = 0.5
 
 
 class History:
@@ -95,6 +98,17 @@ class History:
             ok[b] = True
         self._filled = (key, (xy, ok))
         return xy, ok
+
+    def read_weakly(self, ball: int, n0: int, n1: int) -> bool:
+        """Was the ball seen in any frame of n0..n1 with its disc inside an occluder's blob (`COVERED_CONF`)?"""
+        k = self.idx(n0, n1)
+        return bool(np.any(self.valid[k, ball] & (self.conf[k, ball] < COVERED_CONF)))
+
+    def covered(self, ball: int, n0: int, n1: int) -> bool:
+        """Was the ball under a cover in any frame of n0..n1: held hidden by the tracker (an occluder over it) or
+        read weakly? A ball the tracker gave up (UNKNOWN: lifted off) is not covered."""
+        k = self.idx(n0, n1)
+        return bool(np.any(self.state[k, ball] == BallState.HIDDEN)) or self.read_weakly(ball, n0, n1)
 
     def dt(self) -> float:
         """The median frame interval of what is held (1/fps)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.events.core import DetectorCore
-from vision.events.disturb import SETTLE_WAIT_S, came_back
+from vision.events.disturb import COVER_WAIT_MAX_S, SETTLE_WAIT_S, came_back, covered_now
 from vision.events.motion import Motion, Onset
 from vision.types import BallState
 
@@ -26,10 +26,15 @@ class HomeLogic(DetectorCore):
 
     def _settled(self, o: Onset) -> bool:
         """Has the ball of a would-be disturbance had time to show where it rests: gone, or `SETTLE_WAIT_S`
-        after its start (a centre shifted under a cover may seem to rest off its place until it is uncovered)?"""
+        after its start and no longer under a cover (`covered_now`; a centre shifted under a cover may seem to
+        rest off its place until it is uncovered: seed-107 hanging_ball_drops_later, an arm over a ball for a
+        second, found back on its place a frame too late), or `COVER_WAIT_MAX_S` after it whatever covers it?"""
         if self.motion.status(o.ball) is Motion.GONE:
             return True
-        return self.hist.time(self.hist.newest) - o.t >= SETTLE_WAIT_S
+        waited = self.hist.time(self.hist.newest) - o.t
+        if waited >= COVER_WAIT_MAX_S:
+            return True
+        return waited >= SETTLE_WAIT_S and not covered_now(self.hist, o.ball, self.s, self.fps)
 
     def _after_cover(self, o: Onset) -> bool:
         """Does this start leave from off the ball's place, within `SETTLE_WAIT_S` of a would-be disturbance
