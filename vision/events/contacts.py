@@ -76,11 +76,21 @@ def pair_candidates(hist: History, rest: RestLookup, m: int, radius: float, s: E
     d = np.linalg.norm(xy[:, :, None, :] - xy[:, None, :, :], axis=-1)  # (3, B, B)
     step = np.linalg.norm(xy[2] - xy[0], axis=-1) / 2.0  # distance run per frame
     gate = 2 * radius + s.contact_gate_mm + step[:, None] + step[None, :]
-    hit = (d[1] <= gate) & (d[1] <= d[0]) & (d[1] < d[2]) & ok[:, None] & ok[None, :]
+    # or where it stopped closing at touching distance: a ball that runs into a still pack (an incomplete rack's
+    # apex at the break) stops against the ball it hit and is pushed on behind it, so their distance has no
+    # minimum (seed-101 break_incomplete_rack: C at 7 m/s into 1, then 1 mm a frame closer; no first contact).
+    # It closed by more than the contact gate in that frame: a ball that ran in, not a crawl within the noise
+    closing = d[0] - d[1]
+    ran_in = (closing > step[:, None] + step[None, :]) & (closing > s.contact_gate_mm)
+    stopped = ran_in & (d[1] - d[2] < 0.5 * closing)
+    hit = (d[1] <= gate) & (d[1] <= d[0]) & ((d[1] < d[2]) | stopped) & ok[:, None] & ok[None, :]
     out = []
     for a, b in zip(*np.nonzero(np.triu(hit, 1)), strict=True):
         if not (rest.moving_at(int(a), t_before) or rest.moving_at(int(b), t_before)):
             continue  # neither ball moving before: noise, or an impulse through a cluster (judged at the start)
+        if not d[1, a, b] < d[2, a, b] and not (rest.anchor_at(int(a), t_before) is not None
+                                              or rest.anchor_at(int(b), t_before) is not None):
+            continue  # stopped closing, but into no ball at rest: two balls rolling on together
         out.append((int(a), int(b)))
     return out
 

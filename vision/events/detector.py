@@ -66,6 +66,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.claims: dict[int, tuple[float, float]] = {}  # struck balls whose late start is their stroke's
         self.out: list[Event] = []
         self.last_pair: dict[tuple[int, int], float] = {}
+        self.pair_times: dict[tuple[int, int], list[float]] = {}  # contacts reported in the last second, per pair
         self.last_touch: dict[tuple[int, str], float] = {}
         self.returned: set[tuple[int, int, float]] = set()  # (ball, partner, touch time) checked for a return
         self.weak: dict[tuple[int, Any], Event] = {}  # held review events a confident one may replace
@@ -162,9 +163,14 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
 
     def _contact(self, c: Contact) -> bool:
         key = (min(c.a, c.b), max(c.a, c.b))
-        if abs(c.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s and not self._supersede(key, c.confidence):
+        # against the pair's recent contacts, not only its last: found out of time order (seed-103 frame_free: 2-12
+        # at 137.190 s, then at 137.250 s, then at 137.190 s again from a later sample, reported twice)
+        recent = [t for t in self.pair_times.get(key, []) if t > self.now - 1.0]
+        near = any(abs(c.t - t) < self.s.refractory_s for t in [self.last_pair.get(key, -np.inf), *recent])
+        if near and not self._supersede(key, c.confidence):
             return False
         self.last_pair[key] = c.t
+        self.pair_times[key] = [*recent, c.t]
         # the striker first: the faster ball before the contact
         a, b = (c.a, c.b) if c.pieces[0].pre.speed >= c.pieces[1].pre.speed else (c.b, c.a)
         extra: dict[str, Any] = {}

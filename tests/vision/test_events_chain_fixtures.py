@@ -1,0 +1,51 @@
+"""The shot's first contact and the order of a chain, on recorded tracker output of the seed-79, -101 and -103
+renders.
+
+Each fixture is a stretch of the real pipeline's tracker output (float64, all balls), cut from a case whose
+first contact or contact count the event layer got wrong before the reading it tests (each fails without it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from track_fakes import recorded_states
+
+from calibration.table import Table
+from rules.events import Event, EventType
+from vision.events import detect_events
+from vision.pipeline import event_settings
+
+DATA = Path(__file__).parent / "data"
+
+
+def _contacts(name: str, fps: float) -> list[Event]:
+    events = detect_events(Table.load(), fps, recorded_states(DATA / name), event_settings())
+    return [e for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5]
+
+
+def test_a_cue_ball_that_stops_against_the_apex_of_an_incomplete_rack_hit_it() -> None:
+    # seed-101 break_incomplete_rack 1.6-3.2 s (60 fps): C at 7 m/s into 1, which is jammed against the pack; C
+    # stops against 1 and is pushed on behind it, so their distance never has a minimum (truth: C-1 at
+    # 2.426 s). No contact of C was sought: the pack's contacts opened the shot, with no first contact
+    first = _contacts("incomplete_rack_apex_hit_cue_ball_stops_against_it_60fps.npz", 60.0)[0]
+    assert set(first.balls or ()) == {"C", "1"} and not first.extra.get("cluster")
+    assert abs(first.t - 2.426) * 60.0 <= 1.0
+
+
+def test_a_chain_inside_one_frame_starts_with_the_struck_ball() -> None:
+    # seed-79 frame_free 18.0-19.8 s (30 fps): C into 15, 15 into 6 within 3 ms (truth: C-15 at 19.072 s, 15-6
+    # at 19.075 s); 15-6, timed from 6's own samples, came out 29 ms before C-15 as the shot's first contact
+    hits = _contacts("chain_through_two_balls_inside_a_frame_30fps.npz", 30.0)
+    shot = [e for e in hits if 19.0 < e.t < 19.2]
+    assert [set(e.balls or ()) for e in shot[:2]] == [{"C", "15"}, {"15", "6"}]
+    assert all(abs(e.t - 19.074) * 30.0 <= 1.0 for e in shot[:2])
+
+
+def test_a_contact_found_again_after_a_later_one_of_the_same_pair_is_reported_once() -> None:
+    # seed-103 frame_free 136.6-137.8 s (30 fps): 2 into 12 at 137.195 s and again at 137.227 s (truth); the first
+    # was found, then 12-2 at 137.250 s, then the first again from a later sample: reported twice
+    pairs = [e.t for e in _contacts("pair_contact_found_again_out_of_order_30fps.npz", 30.0)
+             if set(e.balls or ()) == {"2", "12"}]
+    assert len([t for t in pairs if abs(t - 137.19) < 0.05]) == 1
+    assert len(pairs) == 2
