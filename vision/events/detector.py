@@ -16,8 +16,8 @@ from calibration.table import Table
 from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
+from vision.events.covershift import CoverShiftWatcher
 from vision.events.cushions import Boundary, Touch, touch_candidates, under_cover, verify_touches
-from vision.events.disturb import SETTLE_WAIT_S
 from vision.events.history import History
 from vision.events.knocked import vanish_candidates, verify_knocked
 from vision.events.lines import Crossing, LineWatcher
@@ -34,10 +34,6 @@ from vision.events.touchrules import driven_into
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
-# A ball moved while covered by a hand or a sleeve stays within the palm's reach of where it rested (~10 cm);
-# a centre come to rest farther off after a jump is another ball's, or a track re-found elsewhere.
-_HAND_REACH_MM = 100.0
-_MOVED_CONF = 0.6  # a ball found at rest elsewhere with no rolling seen: reported, and flagged for review
 
 __all__ = ["EventDetector", "ShotPhase"]
 
@@ -90,6 +86,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         # balls found at rest elsewhere after a jump, to judge, with where they rested before (`_moved_unseen`)
         self.moved: list[tuple[Stop, np.ndarray]] = []
         self.moved_home: dict[int, tuple[float, np.ndarray]] = {}  # per ball: last such rest, the home before
+        self.shifts = CoverShiftWatcher(len(ids), self.s, self.fps, self.R)  # moved less than a start, covered
         self.calls: dict[tuple[int, int], Event | None] = {}  # (ball, first counter): a lone start's disturbance
         self.homes: dict[int, tuple[float, np.ndarray]] = {}  # per ball: its last would-be disturbance, and
         # where it rested before it (or before the one it followed)
@@ -113,6 +110,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.pots.on_start(o.ball)
             self.onsets.append((o, n + self.D))
         self._gone(self.pots.update(self.hist, n, self._moving(), self.phase is ShotPhase.RUNNING))
+        self._shifted(n)
         while self.analysed < n - self.D - 1:
             self.analysed += 1
             self._analyse(self.analysed, self.analysed + 1 + self.D)
@@ -350,64 +348,6 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.pots.on_rest(st.ball, st.anchor)
         if self.phase is ShotPhase.RUNNING:
             self.last_stop = max(self.last_stop, t_stop)
-
-    def _moved_unseen(self, st: Stop) -> None:
-        """A ball whose start was a jump of its tracked centre (no rolling seen: covered by a hand as it moved)
-        and that comes to rest again between shots more than `onset_mm` from where it rested, within a hand's
-        reach, with no other ball now at its old place (an identity swap), was moved: `ball_disturbed`, for
-        review. A centre that came back to its old place (an occluder shifted it) moved nothing."""
-        b = st.ball
-        if self.jumps.get(b) != st.since or self.phase is not ShotPhase.IDLE or st.since < self.shot_t0 < np.inf:
-            return
-        if self.pots.gone[b]:
-            return  # potted (a hanging ball that dropped, still seen in the pocket): it rests on no bed
-        old = self.motion.anchor_at(b, st.since - 1.0 / self.fps)
-        if old is None:
-            return
-        moved = float(np.hypot(*(st.anchor - old)))
-        if not self.s.onset_mm < moved <= _HAND_REACH_MM:
-            return
-        for x in range(len(self.ids)):
-            a = self.motion.anchor(x)
-            if x != b and a is not None and float(np.hypot(*(a - old))) <= 2 * self.R:
-                return  # another ball rests where this one was: an identity swap, not a move
-        # a centre pulled off by a cover jumps back when uncovered: the rest before the first jump is its home
-        t_prev, home = self.moved_home.get(b, (-np.inf, old))
-        home = home if st.since - t_prev <= SETTLE_WAIT_S else old
-        self.moved_home[b] = (st.t, home)
-        self.moved.append((st, np.stack([old, home])))  # judged once it has shown where it stays (`_settle_moved`)
-
-    def _settle_moved(self, final: bool) -> None:
-        """A ball found at rest elsewhere after a jump (`_moved_unseen`) is judged `SETTLE_WAIT_S` after the jump
-        (sooner when gone): a hand or arm beside a ball merges with it in the image and shifts its centre, which
-        may rest off its place while they touch and come back when they part. No event when its centre came back
-        onto where it rested (before this jump or the one before it, within `SETTLE_WAIT_S`), or it now rests
-        within `onset_mm` of either; else moved as far as it now rests."""
-        keep = []
-        for st, homes in self.moved:
-            b = st.ball
-            gone = self.motion.status(b) is Motion.GONE or bool(self.pots.gone[b])
-            if not (final or gone or self.now - st.since >= SETTLE_WAIT_S):
-                keep.append((st, homes))
-                continue
-            if gone:
-                continue
-            t, xy = self.hist.track(b, self.hist.counter_at(st.since) + 1, self.hist.newest)
-            need = frames(0.5 * self.s.rest_window_s, self.fps, 3)
-            off = np.min(np.linalg.norm(xy[:, None, :] - homes[None, :, :], axis=2), axis=1) if len(t) else []
-            home = np.asarray(off) <= self.s.rest_radius_mm
-            if len(t) >= need and bool(np.any(np.convolve(home, np.ones(need), "valid") >= need)):
-                continue  # back on its spot
-            now = self.motion.anchor(b)
-            rest = now if now is not None else st.anchor
-            moved = float(np.min(np.hypot(*(rest - homes).T)))
-            if not self.s.onset_mm < moved <= _HAND_REACH_MM:
-                continue
-            speed = moved / max(st.t - st.since, 1.0 / self.fps)  # its mean speed from rest to rest
-            info = {"speed_mm_s": round(speed, 1), "during_shot": False, "moved_mm": round(moved, 1), "unseen": True,
-                    "review": True, "why": f"found at rest {moved:.0f} mm from its rest position, no rolling seen"}
-            self._emit(Event(EventType.BALL_DISTURBED, st.since, 0, _MOVED_CONF, ball=self.ids[b], extra=info))
-        self.moved = keep
 
     def _note_emitted(self, ev: Event) -> None:
         if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:

@@ -1,21 +1,58 @@
 """Where a ball rested before a would-be disturbance, and whether it came back there: a cover (a hand, a cue)
-shifts a ball's tracked centre and lets it go; a ball lifted from its place displaced nothing. A mixin of
-EventDetector (the history, the motion tracker and the contact state belong to the detector)."""
+shifts a ball's tracked centre and lets it go; a ball lifted from its place displaced nothing. Balls moved under
+a cover: found at rest elsewhere after a jump of the track (`_moved_unseen`), or found back a few mm off their
+place (`_shifted`). A mixin of EventDetector (the history, the motion tracker and the contact state belong to
+the detector)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from rules.events import Event, EventType
 from vision.events.core import DetectorCore
+from vision.events.covershift import SHIFT_CONF, CoverShiftWatcher
 from vision.events.disturb import COVER_WAIT_MAX_S, SETTLE_WAIT_S, came_back, covered_now
-from vision.events.motion import Motion, Onset
+from vision.events.motion import Motion, Onset, Stop
+from vision.events.pots import PotWatcher
+from vision.events.settings import frames
+from vision.events.shots import ShotPhase
 from vision.types import BallState
+
+# A ball moved while covered by a hand or a sleeve stays within the palm's reach of where it rested (~10 cm);
+# a centre come to rest farther off after a jump is another ball's, or a track re-found elsewhere.
+_HAND_REACH_MM = 100.0
+_MOVED_CONF = 0.6  # a ball found at rest elsewhere with no rolling seen: reported, and flagged for review
 
 
 class HomeLogic(DetectorCore):
     homes: dict[int, tuple[float, np.ndarray]]  # per ball: time of its last would-be disturbance, its rest before
     last_pair: dict[tuple[int, int], float]
     kinks: dict[int, list[float]]
+    shifts: CoverShiftWatcher
+    phase: ShotPhase
+    pots: PotWatcher
+    jumps: dict[int, float]
+    shot_t0: float
+    now: float
+    moved: list[tuple[Stop, np.ndarray]]
+    moved_home: dict[int, tuple[float, np.ndarray]]
+
+    if TYPE_CHECKING:
+
+        def _emit(self, ev: Event) -> None: ...
+
+    def _shifted(self, n: int) -> None:
+        """Balls found back clear at rest off their place after a cover between shots, by less than a start
+        (`vision.events.covershift`): `ball_disturbed` for review (seed-113 frame_free: a hand moved 11 by 3 mm,
+        an unflagged legal shot for a 1.17 foul)."""
+        at_rest = np.array([self.motion.status(b) is Motion.REST for b in range(len(self.ids))])
+        for sh in self.shifts.update(self.hist, n, at_rest, self.phase is ShotPhase.IDLE):
+            why = f"found at rest {sh.moved_mm:.1f} mm from where it rested, after a hand or an arm covered it"
+            info = {"speed_mm_s": 0.0, "during_shot": False, "moved_mm": round(sh.moved_mm, 1), "covered": True,
+                    "review": True, "why": why}
+            self._emit(Event(EventType.BALL_DISTURBED, sh.t, 0, SHIFT_CONF, ball=self.ids[sh.ball], extra=info))
 
     def _note_home(self, o: Onset) -> None:
         """Where the ball rested before a would-be disturbance: its rest anchor, or, when it follows another
@@ -81,3 +118,61 @@ class HomeLogic(DetectorCore):
         start) from where it rested before: then nothing was displaced."""
         anchor = self.motion.anchor(o.ball)
         return anchor is not None and min(float(np.hypot(*(anchor - h))) for h in homes) <= self.s.onset_mm
+
+    def _moved_unseen(self, st: Stop) -> None:
+        """A ball whose start was a jump of its tracked centre (no rolling seen: covered by a hand as it moved)
+        and that comes to rest again between shots more than `onset_mm` from where it rested, within a hand's
+        reach, with no other ball now at its old place (an identity swap), was moved: `ball_disturbed`, for
+        review. A centre that came back to its old place (an occluder shifted it) moved nothing."""
+        b = st.ball
+        if self.jumps.get(b) != st.since or self.phase is not ShotPhase.IDLE or st.since < self.shot_t0 < np.inf:
+            return
+        if self.pots.gone[b]:
+            return  # potted (a hanging ball that dropped, still seen in the pocket): it rests on no bed
+        old = self.motion.anchor_at(b, st.since - 1.0 / self.fps)
+        if old is None:
+            return
+        moved = float(np.hypot(*(st.anchor - old)))
+        if not self.s.onset_mm < moved <= _HAND_REACH_MM:
+            return
+        for x in range(len(self.ids)):
+            a = self.motion.anchor(x)
+            if x != b and a is not None and float(np.hypot(*(a - old))) <= 2 * self.R:
+                return  # another ball rests where this one was: an identity swap, not a move
+        # a centre pulled off by a cover jumps back when uncovered: the rest before the first jump is its home
+        t_prev, home = self.moved_home.get(b, (-np.inf, old))
+        home = home if st.since - t_prev <= SETTLE_WAIT_S else old
+        self.moved_home[b] = (st.t, home)
+        self.moved.append((st, np.stack([old, home])))  # judged once it has shown where it stays (`_settle_moved`)
+
+    def _settle_moved(self, final: bool) -> None:
+        """A ball found at rest elsewhere after a jump (`_moved_unseen`) is judged `SETTLE_WAIT_S` after the jump
+        (sooner when gone): a hand or arm beside a ball merges with it in the image and shifts its centre, which
+        may rest off its place while they touch and come back when they part. No event when its centre came back
+        onto where it rested (before this jump or the one before it, within `SETTLE_WAIT_S`), or it now rests
+        within `onset_mm` of either; else moved as far as it now rests."""
+        keep = []
+        for st, homes in self.moved:
+            b = st.ball
+            gone = self.motion.status(b) is Motion.GONE or bool(self.pots.gone[b])
+            if not (final or gone or self.now - st.since >= SETTLE_WAIT_S):
+                keep.append((st, homes))
+                continue
+            if gone:
+                continue
+            t, xy = self.hist.track(b, self.hist.counter_at(st.since) + 1, self.hist.newest)
+            need = frames(0.5 * self.s.rest_window_s, self.fps, 3)
+            off = np.min(np.linalg.norm(xy[:, None, :] - homes[None, :, :], axis=2), axis=1) if len(t) else []
+            home = np.asarray(off) <= self.s.rest_radius_mm
+            if len(t) >= need and bool(np.any(np.convolve(home, np.ones(need), "valid") >= need)):
+                continue  # back on its spot
+            now = self.motion.anchor(b)
+            rest = now if now is not None else st.anchor
+            moved = float(np.min(np.hypot(*(rest - homes).T)))
+            if not self.s.onset_mm < moved <= _HAND_REACH_MM:
+                continue
+            speed = moved / max(st.t - st.since, 1.0 / self.fps)  # its mean speed from rest to rest
+            info = {"speed_mm_s": round(speed, 1), "during_shot": False, "moved_mm": round(moved, 1), "unseen": True,
+                    "review": True, "why": f"found at rest {moved:.0f} mm from its rest position, no rolling seen"}
+            self._emit(Event(EventType.BALL_DISTURBED, st.since, 0, _MOVED_CONF, ball=self.ids[b], extra=info))
+        self.moved = keep
