@@ -1,5 +1,5 @@
-"""The shot's first contact and the order of a chain, on recorded tracker output of the seed-79, -101 and -103
-renders.
+"""Strokes, the shot's first contact and the order of a chain, on recorded tracker output of the seed-79, -101,
+-103 and -127 renders.
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls), cut from a case whose
 first contact or contact count the event layer got wrong before the reading it tests (each fails without it).
@@ -49,3 +49,14 @@ def test_a_contact_found_again_after_a_later_one_of_the_same_pair_is_reported_on
              if set(e.balls or ()) == {"2", "12"}]
     assert len([t for t in pairs if abs(t - 137.19) < 0.05]) == 1
     assert len(pairs) == 2
+
+
+def test_a_stroke_beside_a_ball_read_out_and_back_is_a_stroke() -> None:
+    # seed-127 frame_free 9.6-12.0 s: C, touching 6, is struck away from it at 2 m/s (truth: a shot of C at
+    # 11.034 s); 5, touching 15 beside them, is read 17 mm off and back in two frames as C leaves. 5's "start"
+    # was taken as a hit at once into C, and C's stroke as the impulse through their pack: no shot at all
+    name = "struck_away_from_touching_ball_beside_a_glitched_one_30fps.npz"
+    events = detect_events(Table.load(), 30.0, recorded_states(DATA / name), event_settings())
+    starts = [(e.type, e.ball) for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
+    assert starts == [(EventType.SHOT_START, "C")]
+    assert not any(e.type is EventType.BALL_CONTACT and "5" in (e.balls or ()) for e in events)

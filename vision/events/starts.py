@@ -25,23 +25,14 @@ from vision.events.pots import PotWatcher
 from vision.events.settings import MAX_SPEED_MM_S, frames
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
-from vision.events.unseen import runs_back, seen_leaving, unseen_jump
+from vision.events.unseen import out_and_back, ran_off, runs_back, seen_leaving, unseen_jump
 
-# out and back onto the rest within this long, decelerating harder than this, is no ball (see _out_and_back):
-# five times sliding friction (~0.2 g), so that the noise of a few samples never makes a backspun ball one
-_OUT_AND_BACK_S = 0.25
-_TURN_MAX_MM_S2 = 10000.0
 # Existence confidence of a stroke from rest (`start_confidence`): seen leaving its rest position with no
 # cause, or found moving after it was unseen as it left (no motion off the rest position was seen: a ball
 # re-found elsewhere may be another ball, so the stroke is reported for review, not asserted).
 SEEN_START_CONF = 0.95
 RUNS_BACK_CONF = 0.6  # unseen as it left, but found rolling straight away from its rest position
 UNSEEN_START_CONF = 0.3
-
-
-def _too_sharp_a_turn(out_mm: float, span_s: float) -> bool:
-    """Out `out_mm` and back in `span_s` asks 8 d / T^2 of deceleration: more than `_TURN_MAX_MM_S2`?"""
-    return 8.0 * out_mm / max(span_s, 1e-9) ** 2 > _TURN_MAX_MM_S2
 
 
 class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table and contact state: see CauseLogic
@@ -144,7 +135,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             return self._jump_memo[key]
         late = final or self.hist.newest - o.n_first > 3 * self.D
         verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm)
-        back = self._out_and_back(o) if verdict is not True else False
+        back = out_and_back(self.hist, self.table, self.s, self.fps, o) if verdict is not True else False
         if back:
             verdict = True
         elif back is None and not late:
@@ -185,47 +176,6 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             if any(point_segment_distance(o.anchor, p, q) <= 2 * self.R + self.s.cause_gap_mm for p, q in steps):
                 return True
         return False
-
-    def _out_and_back(self, o: Onset) -> bool | None:
-        """Off its rest and back onto it (within the rest radius) sooner than any ball can turn round, with no
-        cushion nose and no other ball within that reach to turn it: the tracked centre followed something else
-        (a hand carrying the cue ball over it: seed-37 cue_ball_in_hand_anywhere, 6 "struck" at 5.6 m/s for one
-        frame; an arm lifting off a ball it covered: seed-59 frame_dynamic, 15 "struck" 25 mm out and back in
-        0.1 s). A ball turns round on the cloth alone only by backspin, against sliding friction: out d and back
-        in T takes 8 d / T^2 of deceleration, held under `_TURN_MAX_MM_S2`. A ball struck into a cushion 10 cm
-        off does come back near its spot: the nose within reach rules that out. None while it is on its way
-        back but not yet home (only then: a ball rolling away is never kept waiting)."""
-        h = self.hist
-        t, xy = h.track(o.ball, o.n_first, o.n_first + frames(_OUT_AND_BACK_S, self.fps, 2))
-        if len(t) < 2:
-            return False
-        off = np.hypot(*(xy - o.anchor).T)
-        home = np.nonzero(off[1:] <= self.s.rest_radius_mm)[0]
-        j = int(home[0]) + 1 if len(home) else len(off)
-        out = float(off[:j].max())
-        # between two samples it may have run on past the farthest one by up to half a step (seed-83
-        # frame_russian71: C struck at 0.5 m/s into the front nose 21 mm off, farthest sample 19 mm out)
-        seen = np.vstack([o.anchor, xy[: j + 1]])
-        reach = out + 0.5 * float(np.max(np.hypot(*np.diff(seen, axis=0).T)))
-        if min(self.table.cushion_gaps(o.anchor).values(), default=np.inf) <= reach:
-            return False
-        k = o.n_first % h.size
-        for b in range(len(self.ids)):
-            if b != o.ball and h.valid[k, b] and self.table.ball_gap(h.xy[k, b], o.anchor) <= reach:
-                # a ball that turned it round took its momentum and left its place (a touching ball that stayed
-                # put turned nothing: seed-59 frame_dynamic, 15 against 5)
-                _, yb = h.track(b, o.n_first - 1, h.counter_at(float(t[min(j, len(t) - 1)])))
-                if not len(yb) or float(np.max(np.hypot(*(yb - yb[0]).T))) > self.s.rest_radius_mm:
-                    return False
-        t_rest, _ = h.track(o.ball, o.n_first - 3, o.n_first - 1)  # its last sample at rest: the longest it took
-        t_left = t_rest[-1] if len(t_rest) else t[0] - 1.0 / self.fps
-        if not len(home):
-            heading_back = off[-1] < out - self.s.rest_radius_mm
-            window_open = h.time(h.newest) - t[0] < _OUT_AND_BACK_S
-            # the soonest it can still be home, then: the next frame
-            possible = _too_sharp_a_turn(out - self.s.rest_radius_mm, h.time(h.newest) + 1.0 / self.fps - t_left)
-            return None if heading_back and window_open and possible else False
-        return _too_sharp_a_turn(out - self.s.rest_radius_mm, float(t[j] - t_left))
 
     def _too_fast(self, o: Onset) -> bool:
         """Does the track step faster than any ball runs from the frame before the start on?"""
@@ -287,9 +237,12 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         others = [(w.ball, w.anchor, w.t) for w, _ in self.onsets if w.ball != o.ball]
         others += [(x, a, float(self.started[x])) for x in range(len(self.ids))
                    if x != o.ball and (a := self.motion.anchor_at(x, o.t)) is not None]
-        for _, anchor, t_x in others:
+        v = float(np.hypot(*step)) / max(dt, 1e-9)
+        for x, anchor, t_x in others:
             if abs(t_x - o.t) > self.s.cause_window_s + dt:
                 continue
+            if ran_off(self.hist, x, t_x) > 2.0 * v:
+                continue  # faster than this ball could make it (seed-127 frame_free: C struck beside 5)
             if point_segment_distance(anchor, o.anchor, o.anchor + step) <= 2 * self.R + self.s.cause_gap_mm:
                 return True
         return False
