@@ -192,3 +192,12 @@ def test_a_turn_at_a_nose_after_the_nearer_of_two_samples_is_a_touch() -> None:
     assert touches[:2] == [("2", "rear"), ("2", "left_rear")]
     rear = next(e for e in events if e.type is EventType.CUSHION and e.cushion == "rear")
     assert abs(rear.t - 109.713) * 30 <= 1.0
+
+
+def test_a_ball_on_a_corner_lip_hit_and_lost_at_once_was_potted_for_review() -> None:
+    # seed-127 frame_russian71 87.5-90.6 s: C hits 11, resting 12 mm off the rear_right mouth's centre (truth:
+    # potted at 89.210 s, 13 ms after the hit); 11 moves 1 mm in view and is lost (held hidden, read weakly),
+    # never having left its rest by `onset_mm`, so no moving ball vanished: no pot, an unflagged 1.20 foul
+    pots = [e for e in _events("ball_on_a_corner_lip_hit_and_lost_into_it_30fps.npz") if e.type is EventType.POT]
+    assert [(e.ball, e.pocket) for e in pots] == [("11", "rear_right")]
+    assert abs(pots[0].t - 89.210) <= 0.1 and pots[0].extra.get("review")
