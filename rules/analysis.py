@@ -17,6 +17,8 @@ from rules.events import ASSERTED, Event, EventType
 from rules.records import ShotRecord
 from rules.settings import RulesSettings, review_band
 
+_MOVES = (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS)  # events that show their balls moved
+
 Point = tuple[float, float]
 
 
@@ -214,7 +216,7 @@ def analyse_shot(
     moved: set[str] = {struck}
     doubtful: set[str] = set()  # moved only by events vision reports for review, not asserts
     for e in events:
-        if e.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS):
+        if e.type in _MOVES:
             (moved if e.confidence >= ASSERTED else doubtful).update(e.agents)
     doubtful -= moved
     # A pot that is not one (jumped back out, 1.22.5; fell by itself, 1.23.1) cannot meet 1.20(1) either.
@@ -322,8 +324,7 @@ def _doubtful_falls(facts: ShotFacts, events: Sequence[Event], post: Sequence[Ev
         fell = _not_a_pot(e, after_end, moved, facts.start_positions, end, table) == "1.23.1"
         if fell == (_not_a_pot(e, after_end, moved | doubtful, facts.start_positions, end, table) == "1.23.1"):
             continue
-        said = [f"{x.type} at t={x.t:.3f} s ({x.confidence:.2f})" for x in events
-                if b in x.agents and x.type in (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS)]
+        said = [f"{x.type} at t={x.t:.3f} s ({x.confidence:.2f})" for x in events if b in x.agents and x.type in _MOVES]
         still, rolled = "fell by itself, restored (1.23.1)", "potted by the shot (1.23.3)"
         if not fell:
             still, rolled = rolled, still

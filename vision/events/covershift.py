@@ -54,16 +54,13 @@ class CoverShiftWatcher:
         self.open: dict[int, _Episode] = {}
         self.n_balls = n_balls
 
-    def reset(self, b: int) -> None:
-        """The ball started (a stroke, a disturbance, a contact): its episode proves nothing."""
-        self.open.pop(b, None)
+    def shot_running(self) -> None:
+        """A shot moves balls for its own reasons: no open episode proves anything."""
+        self.open.clear()
 
-    def update(self, hist: History, n: int, at_rest: np.ndarray, idle: bool) -> list[Shift]:
-        """`at_rest`: per ball, at rest for the motion tracker (no start under way); `idle`: between shots."""
+    def update(self, hist: History, n: int, at_rest: np.ndarray) -> list[Shift]:
+        """Between shots; `at_rest`: per ball, at rest for the motion tracker (no start under way)."""
         out: list[Shift] = []
-        if not idle:
-            self.open.clear()  # a shot moves balls for its own reasons
-            return out
         k = n % hist.size
         for b in range(self.n_balls):
             seen = bool(hist.valid[k, b]) and hist.conf[k, b] >= COVERED_CONF

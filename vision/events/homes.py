@@ -47,8 +47,11 @@ class HomeLogic(DetectorCore):
         """Balls found back clear at rest off their place after a cover between shots, by less than a start
         (`vision.events.covershift`): `ball_disturbed` for review (seed-113 frame_free: a hand moved 11 by 3 mm,
         an unflagged legal shot for a 1.17 foul)."""
+        if self.phase is not ShotPhase.IDLE:
+            self.shifts.shot_running()
+            return
         at_rest = np.array([self.motion.status(b) is Motion.REST for b in range(len(self.ids))])
-        for sh in self.shifts.update(self.hist, n, at_rest, self.phase is ShotPhase.IDLE):
+        for sh in self.shifts.update(self.hist, n, at_rest):
             why = f"found at rest {sh.moved_mm:.1f} mm from where it rested, after a hand or an arm covered it"
             info = {"speed_mm_s": 0.0, "during_shot": False, "moved_mm": round(sh.moved_mm, 1), "covered": True,
                     "review": True, "why": why}
