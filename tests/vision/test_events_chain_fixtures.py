@@ -60,3 +60,13 @@ def test_a_stroke_beside_a_ball_read_out_and_back_is_a_stroke() -> None:
     starts = [(e.type, e.ball) for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
     assert starts == [(EventType.SHOT_START, "C")]
     assert not any(e.type is EventType.BALL_CONTACT and "5" in (e.balls or ()) for e in events)
+
+
+def test_a_ball_struck_from_a_gap_into_a_touching_pair_hit_it_though_its_partner_took_the_momentum() -> None:
+    # seed-71 frame_russian71 27.0-29.4 s (30 fps): C into 7 at 3 m/s, 7 into 14 from 14 mm away within 5 ms,
+    # 14 into 9, touching it (truth: 7-14 at 28.625 s); 9 flew off and 14 crept aside, not along the line from
+    # 7's rest, so 7's start caused 14's and no contact was reported. The pair's summed momentum is on that line
+    hits = [e for e in _contacts("cradle_struck_from_a_gap_far_end_flies_30fps.npz", 30.0) if e.t < 28.7]
+    seven = [e for e in hits if set(e.balls or ()) == {"7", "14"}]
+    assert len(seven) == 1 and abs(seven[0].t - 28.625) * 30.0 <= 1.0
+    assert [set(e.balls or ()) for e in hits[:2]] == [{"C", "7"}, {"7", "14"}]

@@ -60,15 +60,18 @@ class CauseLogic(DetectorCore):
         along the line of centres, so where a met it lies 2R back along o's way; when a's rest is that close to
         it (a ran straight there), that is the contact, at o's start (no earlier than a's own hit), for review
         (physics frame_free-1 at 98.54 s: C into 14, whose first contact came out as the second one, after
-        14's cushion). True when the contact is (or already was) reported."""
+        14's cushion). A ball touching others passes the impulse on: its way is then that of the momentum it
+        and the touching balls that left with it carried off (`_pack_way`). True when the contact is (or
+        already was) reported."""
         anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
-        speed = o.fit.speed
+        way, with_it = self._pack_way(a, o)
+        speed = float(np.hypot(*way))
         if anchor is None or speed <= 0.0:
             return False
         gap = float(np.hypot(*(anchor - o.anchor))) - 2 * self.R
         if not (self.s.touch_tol_mm < gap <= 2 * self.R):
             return False  # touching (the pack's and the push's business) or far enough for the frames to show it
-        meet = o.anchor - 2 * self.R * o.fit.v / speed
+        meet = o.anchor - 2 * self.R * way / speed
         run = float(np.hypot(*(meet - anchor)))
         if run > gap + _LINE_TOL_MM:
             return False  # o did not leave along the line from where a rested: a cut from elsewhere, not read here
@@ -81,11 +84,33 @@ class CauseLogic(DetectorCore):
         self.last_pair[key] = t
         self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], t)
         self.hit_from[(a, o.ball)] = t
-        why = (f"{self.ids[o.ball]} left along the line from {self.ids[a]}'s rest {gap:.0f} mm away "
+        who = " and ".join(self.ids[x] for x in [o.ball, *with_it]) + (" (touching)" if with_it else "")
+        why = (f"{who} left along the line from {self.ids[a]}'s rest {gap:.0f} mm away "
                f"({run - gap:.1f} mm off it); no frame shows the hit")
         extra = {"review": True, "rest_gap_mm": round(gap, 1), "why": why}
         self._emit(Event(EventType.BALL_CONTACT, t, 0, 0.6, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
         return True
+
+    def _pack_way(self, a: int, o: Onset) -> tuple[np.ndarray, list[int]]:
+        """The momentum (equal masses: the summed velocity) that o's ball and the balls touching it that left
+        with it carried off: the impulse a gave it, along their line of centres. A ball touching another
+        passes the impulse on (Newton's cradle) and leaves along no line from a itself (seed-71 frame_free:
+        7 struck from 14 mm into 14 at 3 m/s; 9, touching 14, flew off, 14 crept aside and 7-14 was lost)."""
+        way = np.asarray(o.fit.v, dtype=float)
+        t0 = o.t - 1.0 / self.fps
+        with_it = []
+        for x in range(len(self.ids)):
+            if x in (a, o.ball) or abs(self.started[x] - o.t) > self.s.cause_window_s:
+                continue
+            rest = self.motion.anchor_at(x, min(t0, float(self.started[x]) - 1.0 / self.fps))
+            if rest is None or self.table.ball_gap(rest, o.anchor) > self.s.touch_tol_mm:
+                continue
+            n = self.hist.counter_at(float(self.started[x]))
+            tk, xy = self.hist.track(x, n, n + 3)
+            if len(tk) >= 2 and tk[-1] > tk[0]:
+                way = way + (xy[-1] - xy[0]) / float(tk[-1] - tk[0])
+                with_it.append(x)
+        return way, with_it
 
     def _caused(self, o: Onset, group: list[Onset]) -> bool:
         """True when a collision explains the start: a contact found already, or a moving, just-hit or
