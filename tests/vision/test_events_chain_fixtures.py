@@ -70,3 +70,17 @@ def test_a_ball_struck_from_a_gap_into_a_touching_pair_hit_it_though_its_partner
     seven = [e for e in hits if set(e.balls or ()) == {"7", "14"}]
     assert len(seven) == 1 and abs(seven[0].t - 28.625) * 30.0 <= 1.0
     assert [set(e.balls or ()) for e in hits[:2]] == [{"C", "7"}, {"7", "14"}]
+
+
+def test_a_penalty_ball_taken_off_by_hand_is_no_neighbour_at_later_strokes() -> None:
+    # seed-103 frame_free 51.0-70.3 s (30 fps): 8 is taken off as a penalty ball at 53.4 s (the tracker gives it
+    # up: UNKNOWN); its rest anchor stayed, so every later shot_start listed 8 "touching" 15 and, at 69.6 s, C's
+    # cut into 15 (truth: C-15 at 69.911 s, then C-5) was read as a hit on 8 passed on to 15: no contact
+    name = "penalty_ball_taken_off_then_cut_into_its_old_neighbour_30fps.npz"
+    events = detect_events(Table.load(), 30.0, recorded_states(DATA / name), event_settings())
+    starts = [e for e in events if e.type is EventType.SHOT_START]
+    assert len(starts) == 3 and not any("8" in p["balls"] for e in starts for p in e.touching or ())
+    late = [e for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5 and e.t > 69.0]
+    assert [set(e.balls or ()) for e in late[:2]] == [{"C", "15"}, {"C", "5"}]
+    assert abs(late[0].t - 69.911) * 30.0 <= 1.0
+
