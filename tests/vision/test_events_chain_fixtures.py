@@ -84,3 +84,20 @@ def test_a_penalty_ball_taken_off_by_hand_is_no_neighbour_at_later_strokes() -> 
     assert [set(e.balls or ()) for e in late[:2]] == [{"C", "15"}, {"C", "5"}]
     assert abs(late[0].t - 69.911) * 30.0 <= 1.0
 
+
+def test_a_cue_ball_struck_into_a_ball_inside_the_next_frame_hit_it() -> None:
+    # seed-131 frame_dynamic 98.3-100.0 s (30 fps): C struck at 2.6 m/s 70 mm from 10 (truth: stroke at 99.384 s,
+    # C-10 at 99.427 s); C's one moving sample before the hit, dated from its last rest sample, read 1.2 m/s, at
+    # which its line reached 10 only after 10 was seen moving: 10's start was caused, but by no contact
+    hits = _contacts("cue_ball_struck_into_a_ball_within_a_frame_30fps.npz", 30.0)
+    assert [set(e.balls or ()) for e in hits[:1]] == [{"C", "10"}]
+    assert abs(hits[0].t - 99.427) * 30.0 <= 1.0
+
+
+def test_a_cue_ball_into_a_ball_touching_another_hit_it_whichever_way_it_left() -> None:
+    # seed-131 frame_russian71 10.3-11.9 s (30 fps): C at 3.5 m/s into 5, which touches 15 (truth: C-5 at 11.439 s,
+    # 5-15 at 11.440 s); 15 flew off, 5 left 75 degrees off the line of centres with C, so no hit of C was read,
+    # and the shot's first contact was C's next one, 0.6 s later (a 1.20 foul for a legal shot)
+    hits = [e for e in _contacts("cue_ball_into_a_ball_touching_another_that_flies_30fps.npz", 30.0) if e.t < 11.5]
+    assert [set(e.balls or ()) for e in hits[:2]] == [{"C", "5"}, {"5", "15"}]
+    assert abs(hits[0].t - 11.439) * 30.0 <= 1.0

@@ -311,6 +311,22 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px), rival)
 
 
+def _pack_step(w: Window, x: int, other: int, anchor: np.ndarray, j: int, t_first: float) -> np.ndarray:
+    """The first steps of the balls resting touching x (at counter j) first seen moving with it, at t_first:
+    summed with x's own (equal masses), the momentum the striker's impulse gave them, along its line of centres
+    with x, whichever way x itself went (seed-131 frame_russian71: C into 5, touching 15; 15 flew off and 5 left
+    75 degrees off the line)."""
+    total = np.zeros(2)
+    for y in range(w.hist.xy.shape[1]):
+        rest_y = w.rest.anchor_at(y, w.hist.time(j)) if y not in (x, other) else None
+        if rest_y is None or float(np.hypot(*(rest_y - anchor))) - 2 * w.radius > w.s.touch_tol_mm:
+            continue
+        t_y, xy_y = w.hist.track(y, j + 1, j + 1)
+        if len(t_y) and float(t_y[0]) == t_first and w.rest.anchor_at(y, t_first) is None:
+            total += xy_y[0] - rest_y
+    return total
+
+
 def _ways_off(w: Window, anchor: np.ndarray, u: np.ndarray, run: float) -> list[np.ndarray]:
     """Where a ball at `anchor` hit along u can have got in its first step of length `run`: along u, or, off
     the nose of a cushion it lies less than that step from (driven into it and back off it within the frame:
@@ -350,6 +366,7 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
     run_in = np.array([rest.anchor_at(other, float(t)) is None for t in t_o], dtype=bool)
     if run_in.sum() == 1 and not run_in[-1]:
         return None
+    at_least = run_in.sum() == 1  # its speed is then a lower bound (see below)
     if run_in.sum() == 1 and len(t_o) >= 2:
         # struck one frame before the hit (30 fps): the line from its rest centre through its one moving
         # sample (dated at the last rest sample, so its speed is a lower bound and the contact no earlier)
@@ -366,11 +383,24 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
         return np.linalg.norm(pre.at(ts) - anchor, axis=-1)
 
     t_c, d_min, _ = first_time_within(dist, t_j - 0.5 / fps, float(t_x[0]), 2 * radius)
+    meet: np.ndarray | None = None  # where it met x, when its line cannot date it
+    if (t_c is None or t_c >= float(t_x[0])) and at_least and pre.speed > 0.0:
+        # struck inside the frame before (seed-131 frame_dynamic: C at 2.6 m/s, 70 mm from 10, read at 1.2 m/s): at
+        # its true speed its line reaches 2R sooner than this one says, before x's first moving sample. Where it
+        # meets x is on the line all the same; x, leaving at no more than the striker's speed, was hit no later
+        # than its first step at that speed before that sample
+        t_far = float(t_x[0]) + 2.0 * float(np.hypot(*(anchor - pre.p0))) / pre.speed
+        t_meet, d_min, _ = first_time_within(dist, t_j - 0.5 / fps, t_far, 2 * radius)
+        if t_meet is not None:
+            t_c, meet = max(t_j, float(t_x[0]) - run / pre.speed), pre.at(t_meet)
     if t_c is None or t_c >= float(t_x[0]):
         return None
-    u = anchor - pre.at(t_c)
+    u = anchor - (meet if meet is not None else pre.at(t_c))
     u = u / max(float(np.hypot(*u)), 1e-9)
-    if not any(float(np.dot(first, way)) >= np.cos(np.radians(40.0)) * run for way in _ways_off(w, anchor, u, run)):
+    pack = _pack_step(w, x, other, anchor, j, float(t_x[0])) + first
+    cos40 = np.cos(np.radians(40.0))
+    along = any(float(np.dot(first, way)) >= cos40 * run for way in _ways_off(w, anchor, u, run))
+    if not (along or float(np.dot(pack, u)) >= cos40 * float(np.hypot(*pack))):
         return None
     speed = run / max(float(t_x[0]) - t_c, 0.5 / fps)
     conf, review = kink_confidence(s.kink_z, speed, min(d_min - 2 * radius, -s.review_band_mm - 1.0), s)
