@@ -10,7 +10,7 @@ do, which means the lines missed narrowly and only the kink proves the contact).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -397,6 +397,12 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
         return None
     u = anchor - (meet if meet is not None else pre.at(t_c))
     u = u / max(float(np.hypot(*u)), 1e-9)
+    straight_off = float(np.dot(first, u)) >= np.cos(np.radians(40.0)) * run
+    if meet is not None and straight_off:
+        # the line of centres is x's own way off its rest when it ran straight off: one sample's direction puts
+        # the striker's line degrees off, and a cut's angle with it (seed-71 frame_dynamic: C 63 mm from 2, its
+        # one step 10 degrees off, read 2 into the rear cushion at a grazing angle, a frame late)
+        u = first / run
     pack = _pack_step(w, x, other, anchor, j, float(t_x[0])) + first
     cos40 = np.cos(np.radians(40.0))
     along = any(float(np.dot(first, way)) >= cos40 * run for way in _ways_off(w, anchor, u, run))
@@ -406,8 +412,14 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
     conf, review = kink_confidence(s.kink_z, speed, min(d_min - 2 * radius, -s.review_band_mm - 1.0), s)
     if conf <= 0.0:
         return None
+    if meet is not None and not straight_off:
+        # neither the striker's line (one sample) nor x's way (turned in its first frame) is read well: reported
+        conf, review = min(conf, _NEAR_CONF), True
     t_all, xy_all = hist.track(other, n_lo, n_hi)
-    po = fixed_pieces(hist, s, other, t_all, xy_all, t_c, False)
+    # its incoming piece is its run in (not the rest before its stroke): its speed into the hit, which the ball
+    # hit from rest near a cushion is driven into it with (seed-71 frame_dynamic: 2 into the rear cushion 20 mm
+    # off, read a frame late from its own first step, turned at the nose)
+    po = replace(fixed_pieces(hist, s, other, t_all, xy_all, t_c, False), pre=pre)
     idc = float(min(hist.id_conf[j % hist.size, other], hist.id_conf[j % hist.size, x]))
     return Contact(other, x, float(t_c), s.kink_z, speed, d_min - 2 * radius, u, conf * idc, review, (po, px))
 
