@@ -59,21 +59,35 @@ def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], 
     return Review(bool(reasons), tuple(reasons), tuple(events))
 
 
-def unnamed_review(rs: RuleSet, facts: ShotFacts, start: Event, nominated: Sequence[str | None]) -> list[str]:
+def unnamed_review(
+    rs: RuleSet, facts: ShotFacts, start: Event, nominated: Sequence[str | None], min_id: float
+) -> list[str]:
     """Where the game counts ball numbers (71: a pot scores its number, a nomination names a ball), a pot or
-    a nominated ball whose id vision could only label (extra `unnamed`) leaves the points to the referee.
-    In Free, Combined and Dynamic every ivory ball counts one and is never named: no flag there (2.1, 3.1, 4.1
-    allow unnumbered balls)."""
+    a nominated ball whose id vision could only label (extra `unnamed`), or a pot of a ball whose track may
+    have swapped with another's (extra `id_confidence` below `min_id`, schema 1.8), leaves the points to the
+    referee. In Free, Combined and Dynamic every ivory ball counts one and is never named: no flag there (2.1,
+    3.1, 4.1 allow unnumbered balls)."""
     if not rs.numbered_values and rs.nominate.value == "none":
         return []
     out = [f"{name(p.ball)} potted: vision could not read its number (the label is its own), and the points "
            f"rest on it ({rs.clauses.get('pot', '')})".replace(" ()", "")
            for p in facts.potted if p.ball in unnamed_of(p.event)]
+    out += [f"{name(p.ball)} potted: its track may have swapped with another ball's (identity confidence "
+            f"{id_confidence_of(p.event):.2f}), and the points rest on which ball it was "
+            f"({rs.clauses.get('pot', '')})".replace(" ()", "")
+            for p in facts.potted if p.ball not in unnamed_of(p.event) and id_confidence_of(p.event) < min_id]
     start_unnamed = set(unnamed_of(start))
     for b in dict.fromkeys(x for x in nominated if x):
         if b in start_unnamed:
             out.append(f"the nominated {name(b)}: vision could not read which ball carries that number")
     return out
+
+
+def id_confidence_of(e: Event) -> float:
+    """The writer's identity confidence of the event's balls (extra `id_confidence`, schema 1.8: the risk that a
+    track took another ball's detections, no longer folded into `confidence`), else 1."""
+    v = e.extra.get("id_confidence")
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 1.0
 
 
 def unnamed_of(e: Event) -> list[str]:

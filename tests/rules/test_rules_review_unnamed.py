@@ -1,4 +1,5 @@
-"""A ball whose number vision could not read (`unnamed`, schema 1.7) is flagged only where numbers count."""
+"""A ball whose number vision could not read (`unnamed`, schema 1.7) or whose track may have swapped (`id_confidence`,
+schema 1.8) is flagged only where numbers count."""
 
 from __future__ import annotations
 
@@ -59,3 +60,27 @@ def test_an_unnamed_ivory_ball_is_any_ivory_ball_where_each_counts_one(game: str
 def test_an_unnamed_ball_away_from_the_points_is_not_flagged() -> None:
     v = _verdict("russian71", True, {"7"})  # ball 7 is on the table, neither potted nor nominated
     assert not any("number" in r for r in v.review.reasons), v.review.reasons
+
+
+def _swap_risk(game: str, id_conf: float) -> Verdict:
+    """The shot of `_verdict` (no nomination) with the pot of 5 carrying `id_confidence` (schema 1.8)."""
+    lb = LogBuilder(game)
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 10, "B": 10})
+    lb.shot([("contact", "C", "5"), ("pot", "5", "rear_left")],
+            positions={"C": (-800.0, 0.0), "5": (600.0, 300.0), "7": (200.0, -200.0)})
+    rows = [{**r, "id_confidence": id_conf} if r["type"] == "pot" else r for r in lb.rows]
+    return judge_log(parse_log(rows), table=TABLE).verdicts[-1]
+
+
+def test_a_pot_of_a_ball_whose_track_may_have_swapped_leaves_its_points_to_the_referee_in_71() -> None:
+    v = _swap_risk("russian71", 0.3)
+    assert any("ball 5 potted" in r and "swapped" in r for r in v.review.reasons), v.review.reasons
+    sure = _swap_risk("russian71", 0.95)
+    assert not any("swapped" in r for r in sure.review.reasons), sure.review.reasons
+    assert v.score == sure.score  # the flag asks; it does not change the reading
+
+
+@pytest.mark.parametrize("game", ["free", "combined", "dynamic"])
+def test_a_swap_risk_is_no_flag_where_every_ivory_ball_counts_one(game: str) -> None:
+    v = _swap_risk(game, 0.3)
+    assert not any("swapped" in r for r in v.review.reasons), v.review.reasons

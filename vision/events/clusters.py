@@ -449,8 +449,7 @@ class ClusterLogic:
                     continue
             self.last_pair[key] = t_src
             self.last_hit[[x, y]] = np.maximum(self.last_hit[[x, y]], t_src)
-            idc = float(min(h.id_conf[c_hi % h.size, x], h.id_conf[c_hi % h.size, y]))
-            conf = (0.6 + 0.15 * min(1.0, (z - s.kink_z) / s.kink_z)) * idc
+            conf = 0.6 + 0.15 * min(1.0, (z - s.kink_z) / s.kink_z)
             extra = {"cluster": True, "pack": pack}
             balls = (self.ids[x], self.ids[y])
             self._emit(Event(EventType.BALL_CONTACT, t_src, 0, round(conf, 4), balls=balls, extra=extra))

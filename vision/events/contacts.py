@@ -203,8 +203,7 @@ def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = Non
     conf, review = kink_confidence(z, impulse, margin, s)
     if conf <= 0.0:
         return None
-    idc = float(min(hist.id_conf[j % hist.size, a], hist.id_conf[j % hist.size, b]))
-    return Contact(a, b, float(t_c), z, impulse, margin, u, conf * idc, review, (pa, pb))
+    return Contact(a, b, float(t_c), z, impulse, margin, u, conf, review, (pa, pb))
 
 
 def kink_time_error(p: Pieces, t: float, s: EventSettings) -> float:
@@ -307,8 +306,7 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
         conf, review = min(conf, _RIVAL_CONF), True
     a, b = (other, x)
     po = fixed_pieces(hist, s, other, t_o, xy_o, t_c, rest.anchor_at(other, t_c - 1.0 / fps) is not None)
-    idc = float(min(hist.id_conf[m % hist.size, a], hist.id_conf[m % hist.size, b]))
-    return Contact(a, b, float(t_c), z, speed, margin, u, conf * idc, review, (po, px), rival)
+    return Contact(a, b, float(t_c), z, speed, margin, u, conf, review, (po, px), rival)
 
 
 def _pack_step(w: Window, x: int, other: int, anchor: np.ndarray, j: int, t_first: float) -> np.ndarray:
@@ -420,8 +418,7 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
     # hit from rest near a cushion is driven into it with (seed-71 frame_dynamic: 2 into the rear cushion 20 mm
     # off, read a frame late from its own first step, turned at the nose)
     po = replace(fixed_pieces(hist, s, other, t_all, xy_all, t_c, False), pre=pre)
-    idc = float(min(hist.id_conf[j % hist.size, other], hist.id_conf[j % hist.size, x]))
-    return Contact(other, x, float(t_c), s.kink_z, speed, d_min - 2 * radius, u, conf * idc, review, (po, px))
+    return Contact(other, x, float(t_c), s.kink_z, speed, d_min - 2 * radius, u, conf, review, (po, px))
 
 
 def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces, anchor_o: np.ndarray) -> Contact | None:
@@ -468,8 +465,7 @@ def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces, anchor_o: np
         return None
     t_all, xy_all = hist.track(other, w.n_lo, n_hi)
     po = fixed_pieces(hist, s, other, t_all, xy_all, t_c, True)
-    idc = float(min(hist.id_conf[j % hist.size, other], hist.id_conf[j % hist.size, x]))
-    return Contact(other, x, float(t_c), s.kink_z, speed, need, u, conf * idc, review, (po, px))
+    return Contact(other, x, float(t_c), s.kink_z, speed, need, u, conf, review, (po, px))
 
 
 def fixed_pieces(

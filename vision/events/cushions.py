@@ -239,8 +239,7 @@ def _fitted_touch(
         conf, review = kink_confidence(z, impulse, margin, s)
         if conf <= 0.0:
             return None
-        idc = float(hist.id_conf[j % hist.size, ball])
-        return Touch(ball, float(t_c), bound.names[i], jaw, z, margin, conf * idc, review, pc)
+        return Touch(ball, float(t_c), bound.names[i], jaw, z, margin, conf, review, pc)
 
     found_2d = judge(j, pc, t_c, margin, n, jaw)
     if not corner and (found_2d is None or found_2d.confidence < 0.5):
@@ -248,9 +247,8 @@ def _fitted_touch(
         if pinned is not None:
             t_p, z_p, dv_p = pinned
             conf, review = kink_confidence(z_p, dv_p, margin, s)
-            idc = float(hist.id_conf[j % hist.size, ball])
-            if conf * idc > (found_2d.confidence if found_2d is not None else 0.0):
-                return Touch(ball, t_p, bound.names[i], jaw, z_p, margin, conf * idc, review, pc)
+            if conf > (found_2d.confidence if found_2d is not None else 0.0):
+                return Touch(ball, t_p, bound.names[i], jaw, z_p, margin, conf, review, pc)
     if found_2d is not None or not corner:
         return found_2d
     if _path_gap(bound, pc, i, t_lo, t_hi, radius) > s.contact_gate_mm:
@@ -457,6 +455,5 @@ def _turn(
     line_out = fit_line(t[-2:], xy[-2:], noise)
     if line_in is None or line_out is None:
         return None
-    idc = float(hist.id_conf[m % hist.size, ball])
     pieces = Pieces(line_in, line_out, 0.0, False)
-    return Touch(ball, t_c, bound.names[i], jaw, float(z), margin, conf * idc, review, pieces)
+    return Touch(ball, t_c, bound.names[i], jaw, float(z), margin, conf, review, pieces)

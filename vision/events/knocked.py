@@ -93,6 +93,5 @@ def verify_knocked(w: Window, y: int, x: int) -> Contact | None:
         # moving (it may only be hidden): the kink alone does not prove the touch, so it is reported, not asserted
         conf, review = min(conf, _CLEAR_CONF), True
     still = fixed_point(anchor, hist.time(m), s.noise_rest_mm, 30)
-    idc = float(min(hist.id_conf[m % hist.size, y], hist.id_conf[m % hist.size, x]))
     pieces = (py, Pieces(still, still, 0.0, True))
-    return Contact(y, x, float(t_c), z, impulse, margin, u, conf * idc, review, pieces, knocked=True)
+    return Contact(y, x, float(t_c), z, impulse, margin, u, conf, review, pieces, knocked=True)

@@ -71,7 +71,7 @@ class LineWatcher:
                 if step is not None and not self._jump(hist, b, *step):  # seen to creep over it
                     conf = 0.35 + 0.2 * min(1.0, abs(off) / self.s.line_hysteresis_mm)
                     extra: dict[str, object] = {"margin_mm": round(abs(off), 2), "review": True}
-                    out.append(Crossing(b, line, _to(new), t, conf * _idc(hist, b, n), extra))
+                    out.append(Crossing(b, line, _to(new), t, conf, extra))
             self.side[b, i] = new
         return out
 
@@ -149,7 +149,7 @@ class LineWatcher:
                 elif beyond < self.s.line_hysteresis_mm + self.s.review_band_mm:
                     conf = 0.6
                     extra = {"margin_mm": round(beyond, 2), "review": True}
-                out.append(Crossing(int(b), line, _to(new), t_x, conf * _idc(hist, int(b), m), extra))
+                out.append(Crossing(int(b), line, _to(new), t_x, conf, extra))
         return out
 
     def _idle(self, hist: History, m: int, t_m: float, balls: np.ndarray) -> np.ndarray:
@@ -218,7 +218,7 @@ class LineWatcher:
                 conf, extra = 0.8, dict[str, object](into_pocket=True)
                 if abs(past) <= self.s.review_band_mm:  # it meets the line within millimetres of the mouth
                     conf, extra = 0.4, {**extra, "margin_mm": round(abs(past), 2), "review": True}
-                out.append(Crossing(b, line, _to(-old), t_x, conf * _idc(hist, b, n), extra))
+                out.append(Crossing(b, line, _to(-old), t_x, conf, extra))
         self.side[b] = _UNKNOWN
         self.start_off[b] = np.nan
         return out
@@ -286,10 +286,6 @@ class LineWatcher:
             return False  # nothing seen around it to compare with
         return bool(speed[k] > (near.max() if len(near) else 0.0) + JUMP_EXCESS_MM_S)
 
-
-def _idc(hist: History, b: int, n: int) -> float:
-    """The tracker's identity confidence of ball b at counter n: a doubtful identity, a doubtful event."""
-    return float(hist.id_conf[n % hist.size, b])
 
 
 def _to(side: int) -> Direction:

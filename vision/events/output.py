@@ -19,6 +19,9 @@ from vision.events.settings import EventSettings
 
 _TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
 _CLUSTER_WAIT_S = 0.2
+# the events whose balls' identity confidence is stamped apart (`_stamp_swap`); a shot_start has its own
+_SWAP_STAMPED = (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS, EventType.POT,
+                 EventType.OFF_TABLE, EventType.BALL_DISTURBED)
 _STRIKER_FLAGGED = 0.7  # a struck ball chosen on evidence within tolerance (`striker_review`): its identity at most
 
 
@@ -156,6 +159,8 @@ class OutputLogic:
         if ev.type is EventType.SHOT_START and "start_confidence" in ev.extra:
             ev = self._stamp_identity(ev)
         ev = self._stamp_unnamed(ev)
+        if ev.type in _SWAP_STAMPED:
+            ev = self._stamp_swap(ev)
         if ev.type is EventType.SHOT_START:
             self.struck = ev.ball
         self._note_emitted(ev)
@@ -175,6 +180,18 @@ class OutputLogic:
         sc = float(ev.extra["start_confidence"])
         extra = {**ev.extra, "ball_confidence": round(idc, 4)}
         return replace(ev, confidence=round(min(ev.confidence, sc * idc), 4), extra=extra)
+
+    def _stamp_swap(self, ev: Event) -> Event:
+        """Extra `id_confidence` (1.8): the lowest tracker identity confidence of the event's balls at its frame,
+        the risk that a track took another ball's detections, when below 1. It is not folded into `confidence`:
+        a contact of C with a ball whose label may be swapped happened all the same (seed-97 frame_free: C-10,
+        10 held at 0.3 since an earlier crossing under an arm, was a review flag, and the shot lost its first
+        contact); the rules flag a verdict on it where the ball's number counts."""
+        h = self.hist
+        n = min(h.newest, max(h.oldest, h.counter_at(ev.t)))
+        idc = [float(h.id_conf[n % h.size, h.ids.index(b)]) for b in ev.agents if b in h.ids]
+        low = min(idc, default=1.0)
+        return replace(ev, extra={**ev.extra, "id_confidence": round(low, 4)}) if low < 1.0 else ev
 
     def _stamp_unnamed(self, ev: Event) -> Event:
         """Extra `unnamed`: the event's balls (for shot_start and shot_end, the balls of `positions`) whose id

@@ -57,14 +57,10 @@ def driven_into(
         if z >= s.kink_z_review and v_n >= s.kink_min_mm_s and gap - margin > s.review_band_mm:
             conf, review = kink_confidence(z, v_n + speed * cos_in, margin, s)
             if conf > 0.0:
-                idc = float(hist.id_conf[hist.counter_at(t_reach) % hist.size, ball])
-                return Touch(
-                    ball, t_reach, bound.names[i], jaw, z, margin, conf * idc, review, Pieces(back, back, 0.0, True)
-                )
+                return Touch(ball, t_reach, bound.names[i], jaw, z, margin, conf, review, Pieces(back, back, 0.0, True))
     if t_reach - t_hit > s.lookahead_s:
         return None  # slow enough for the frames to show it arriving: the ordinary touch test's business
     line = fixed_point(p0, t_hit, s.noise_rest_mm, 1)
     line = replace(line, v=direction * speed)
-    idc = float(hist.id_conf[hist.counter_at(t_reach) % hist.size, ball])
-    conf = min(conf_hit, 0.8) * idc
+    conf = min(conf_hit, 0.8)
     return Touch(ball, t_reach, bound.names[i], jaw, 0.0, -gap, conf, False, Pieces(line, line, 0.0, True))
