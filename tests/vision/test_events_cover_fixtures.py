@@ -111,3 +111,14 @@ def test_an_arm_beside_a_resting_ball_that_pulls_its_centre_for_a_moment_moved_n
     # off for 0.4 s, then lets it go back (truth: nothing moved); a guard on `SHOW_WAIT_S`
     events = _events("arm_beside_a_resting_ball_pulls_its_centre_60fps.npz", 60.0)
     assert not any(e.type is EventType.BALL_DISTURBED for e in events)
+
+
+def test_a_ball_whose_centre_an_arm_dragged_and_let_go_was_no_stroke() -> None:
+    # seed-137 frame_free 105.8-108.8 s (30 fps): 11, 5 mm off the rear cushion, read at 0.27 under a player's arm
+    # "rolls" 25 mm at 100 mm/s, is held hidden, then found back on its place; the real shot is C's at 107.857 s.
+    # It was a stroke of 11 (a 1.5.3 foul), and C's shot a stroke before the balls stopped (1.14.2)
+    events = _events("arm_over_a_ball_drags_its_centre_then_lets_go_30fps.npz", 30.0)
+    starts = [(e.type, e.ball) for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
+    assert starts == [(EventType.SHOT_START, "C")]
+    assert abs(next(e for e in events if e.type is EventType.SHOT_START).t - 107.857) * 30 <= 1.0
+

@@ -36,6 +36,22 @@ LAUNCH_SEEN_S = 0.2
 COVERED_BEFORE_S = 0.2
 
 
+def launched_covered(hist: History, o: Onset, fps: float) -> bool:
+    """Was the ball under a cover from its first moving sample through its launch (`LAUNCH_SEEN_S`, two samples at
+    least), with no clear sample: held hidden or read weakly (`COVERED_CONF`) in every one? A cue's tip merges
+    with a ball's blob in the frame it strikes; an arm lying over a ball drags its tracked centre along (seed-137
+    frame_free: 11 beside the rear cushion read at 0.27 while "rolling" 25 mm at 100 mm/s under a player's arm,
+    then found back on its place: a stroke of 11, a 1.5.3 foul and a 1.14.2 on the real shot). Such a start is
+    judged on where the ball rests."""
+    n = frames(LAUNCH_SEEN_S, fps, 2)
+    after = hist.idx(o.n_first, min(hist.newest, o.n_first + n))
+    if len(after) < n:
+        return False
+    hidden = hist.state[after, o.ball] == BallState.HIDDEN
+    weak = hist.valid[after, o.ball] & (hist.conf[after, o.ball] < COVERED_CONF)
+    return bool(np.all(hidden | weak))
+
+
 def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings, fps: float) -> bool:
     """Did the ball's centre come back onto a rest position it had (`homes`: its anchor before the start, or
     before the slow start this one followed) after the start and sit there: every sample of a run of half a

@@ -16,7 +16,7 @@ import numpy as np
 from rules.events import Event, EventType
 from vision.events.causes import RESUME_S, CauseLogic
 from vision.events.contacts import Contact
-from vision.events.disturb import covered_push, impulse_or_push, left_covered
+from vision.events.disturb import covered_push, impulse_or_push, launched_covered, left_covered
 from vision.events.fit import point_segment_distance
 from vision.events.homes import HomeLogic
 from vision.events.lines import LineWatcher
@@ -322,6 +322,13 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             if back is None:
                 return False
             if back and not self._turns(striker):  # snapped back onto its place: the cover let it go
+                self.started[striker.ball] = -np.inf
+                return True
+        if len(group) == 1 and launched_covered(self.hist, striker, self.fps):
+            back = self._back_home(striker, [striker.anchor], final)
+            if back is None:
+                return False  # launched under a cover all through: wait to see where the ball rests
+            if back and not self._turns(striker):  # found back on its place: the cover dragged its centre
                 self.started[striker.ball] = -np.inf
                 return True
         t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
