@@ -122,3 +122,13 @@ def test_a_ball_whose_centre_an_arm_dragged_and_let_go_was_no_stroke() -> None:
     assert starts == [(EventType.SHOT_START, "C")]
     assert abs(next(e for e in events if e.type is EventType.SHOT_START).t - 107.857) * 30 <= 1.0
 
+
+def test_a_ball_a_hand_pushed_seen_clear_once_as_they_parted_was_disturbed() -> None:
+    # seed-137 frame_dynamic 67.6-70.6 s (30 fps): 1 read weakly under a hand for a second, held hidden a frame,
+    # read clear once on its place, then 25 mm off and rolling at 100 mm/s (truth: disturbed at 193 mm/s at
+    # 69.109 s). The one clear reading ended the cover, so the launch was seen: a stroke at 709 mm/s
+    events = _events("hand_push_seen_clear_once_as_the_hand_parts_30fps.npz", 30.0)
+    starts = [(e.type, e.ball) for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
+    assert starts == [(EventType.BALL_DISTURBED, "1")]
+    disturbed = next(e for e in events if e.type is EventType.BALL_DISTURBED)
+    assert abs(disturbed.t - 69.109) <= 0.1 and disturbed.extra.get("review")

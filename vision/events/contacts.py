@@ -395,14 +395,14 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
         return None
     u = anchor - (meet if meet is not None else pre.at(t_c))
     u = u / max(float(np.hypot(*u)), 1e-9)
-    straight_off = float(np.dot(first, u)) >= np.cos(np.radians(40.0)) * run
+    cos40 = np.cos(np.radians(40.0))
+    straight_off = float(np.dot(first, u)) >= cos40 * run
     if meet is not None and straight_off:
         # the line of centres is x's own way off its rest when it ran straight off: one sample's direction puts
         # the striker's line degrees off, and a cut's angle with it (seed-71 frame_dynamic: C 63 mm from 2, its
         # one step 10 degrees off, read 2 into the rear cushion at a grazing angle, a frame late)
         u = first / run
     pack = _pack_step(w, x, other, anchor, j, float(t_x[0])) + first
-    cos40 = np.cos(np.radians(40.0))
     along = any(float(np.dot(first, way)) >= cos40 * run for way in _ways_off(w, anchor, u, run))
     if not (along or float(np.dot(pack, u)) >= cos40 * float(np.hypot(*pack))):
         return None
@@ -415,7 +415,7 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
         conf, review = min(conf, _NEAR_CONF), True
     t_all, xy_all = hist.track(other, n_lo, n_hi)
     # its incoming piece is its run in (not the rest before its stroke): its speed into the hit, which the ball
-    # hit from rest near a cushion is driven into it with (seed-71 frame_dynamic: 2 into the rear cushion 20 mm
+    # hit from rest near a cushion is driven into it with (seed-71 frame_dynamic: 2 into the rear cushion 38 mm
     # off, read a frame late from its own first step, turned at the nose)
     po = replace(fixed_pieces(hist, s, other, t_all, xy_all, t_c, False), pre=pre)
     return Contact(other, x, float(t_c), s.kink_z, speed, d_min - 2 * radius, u, conf, review, (po, px))
