@@ -256,3 +256,23 @@ def test_shot_end_lists_balls_that_crossed_the_long_axis(name: str, vy: float, c
     sim = Sim(TABLE).place("C", (-1200.0, 200.0)).stroke(0.3, "C", (700.0, vy))
     ends = _confident(_run(sim.run(5.0)), EventType.SHOT_END)
     assert len(ends) == 1 and ends[0].extra.get("crossed_long_axis", []) == crossed, name
+
+
+def _lifted_and_set_down(offset_mm: float) -> SimResult:
+    """Ball 9 at rest between shots, taken off by hand (the tracker gives it up: UNKNOWN) for two seconds, then set
+    down `offset_mm` from where it rested; 5 rests touching 9's place all along."""
+    res = Sim(TABLE).place("9", (600.0, 200.0)).place("5", (668.5, 200.0)).place("C", (-900.0, 0.0)).run(6.0)
+    b = res.ids.index("9")
+    off, back = int(1.5 * res.fps), int(3.5 * res.fps)
+    res.state[off:back, b], res.pos[off:back, b] = BallState.UNKNOWN, np.nan
+    res.pos[back:, b] = res.pos[0, b] + np.array([offset_mm, 0.0, 0.0])[: res.pos.shape[-1]]
+    return res
+
+
+def test_a_ball_taken_off_and_set_down_elsewhere_was_moved() -> None:
+    """Given up while it is off the bed (no rest position, no neighbour), it is back at rest where it was taken
+    off once it is seen again: set down 40 mm away, it moved with no rolling seen (for review, 1.17 is the
+    referee's call); set down on its place, nothing moved."""
+    moved = [e for e in _run(_lifted_and_set_down(-40.0)) if e.type is EventType.BALL_DISTURBED]
+    assert [e.ball for e in moved] == ["9"] and moved[0].extra.get("review")
+    assert not [e for e in _run(_lifted_and_set_down(0.0)) if e.type is EventType.BALL_DISTURBED]

@@ -105,8 +105,8 @@ class CauseLogic(DetectorCore):
             rest = self.motion.anchor_at(x, min(t0, float(self.started[x]) - 1.0 / self.fps))
             if rest is None or self.table.ball_gap(rest, o.anchor) > self.s.touch_tol_mm:
                 continue
-            n = self.hist.counter_at(float(self.started[x]))
-            tk, xy = self.hist.track(x, n, n + 3)
+            n = self.hist.counter_at(float(self.started[x]))  # its last frame at rest: its run is from the next
+            tk, xy = self.hist.track(x, n + 1, n + 3)
             if len(tk) >= 2 and tk[-1] > tk[0]:
                 way = way + (xy[-1] - xy[0]) / float(tk[-1] - tk[0])
                 with_it.append(x)

@@ -320,7 +320,8 @@ def _pack_step(w: Window, x: int, other: int, anchor: np.ndarray, j: int, t_firs
         if rest_y is None or float(np.hypot(*(rest_y - anchor))) - 2 * w.radius > w.s.touch_tol_mm:
             continue
         t_y, xy_y = w.hist.track(y, j + 1, j + 1)
-        if len(t_y) and float(t_y[0]) == t_first and w.rest.anchor_at(y, t_first) is None:
+        # moving just after t_first (a start dated at its first moving sample still rests "at" it)
+        if len(t_y) and float(t_y[0]) == t_first and w.rest.anchor_at(y, t_first + 0.25 / w.fps) is None:
             total += xy_y[0] - rest_y
     return total
 
@@ -385,8 +386,8 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
     if (t_c is None or t_c >= float(t_x[0])) and at_least and pre.speed > 0.0:
         # struck inside the frame before (seed-131 frame_dynamic: C at 2.6 m/s, 70 mm from 10, read at 1.2 m/s): at
         # its true speed its line reaches 2R sooner than this one says, before x's first moving sample. Where it
-        # meets x is on the line all the same; x, leaving at no more than the striker's speed, was hit no later
-        # than its first step at that speed before that sample
+        # meets x is on the line all the same; x leaves at about the striker's speed (at most it), so the hit is
+        # dated its first step at that (lower-bound) speed before that sample: an estimate, no earlier than t_j
         t_far = float(t_x[0]) + 2.0 * float(np.hypot(*(anchor - pre.p0))) / pre.speed
         t_meet, d_min, _ = first_time_within(dist, t_j - 0.5 / fps, t_far, 2 * radius)
         if t_meet is not None:

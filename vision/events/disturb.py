@@ -36,20 +36,20 @@ LAUNCH_SEEN_S = 0.2
 COVERED_BEFORE_S = 0.2
 
 
-def launched_covered(hist: History, o: Onset, fps: float) -> bool:
+def launched_covered(hist: History, o: Onset, fps: float) -> bool | None:
     """Was the ball under a cover from its first moving sample through its launch (`LAUNCH_SEEN_S`, two samples at
     least), with no clear sample: held hidden or read weakly (`COVERED_CONF`) in every one? A cue's tip merges
     with a ball's blob in the frame it strikes; an arm lying over a ball drags its tracked centre along (seed-137
     frame_free: 11 beside the rear cushion read at 0.27 while "rolling" 25 mm at 100 mm/s under a player's arm,
     then found back on its place: a stroke of 11, a 1.5.3 foul and a 1.14.2 on the real shot). Such a start is
-    judged on where the ball rests."""
+    judged on where the ball rests. None while every sample so far is covered but the launch is not yet all held."""
     n = frames(LAUNCH_SEEN_S, fps, 2)
-    after = hist.idx(o.n_first, min(hist.newest, o.n_first + n))
-    if len(after) < n:
-        return False
+    after = hist.idx(o.n_first, min(hist.newest, o.n_first + n - 1))
     hidden = hist.state[after, o.ball] == BallState.HIDDEN
     weak = hist.valid[after, o.ball] & (hist.conf[after, o.ball] < COVERED_CONF)
-    return bool(np.all(hidden | weak))
+    if not bool(np.all(hidden | weak)):
+        return False
+    return True if len(after) >= n else None
 
 
 def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings, fps: float) -> bool:
@@ -86,15 +86,17 @@ def left_covered(hist: History, o: Onset, fps: float) -> bool:
     weakly under the hand for 0.3 s, lost for four frames just after it left, found clear 10 mm on), so the
     launch counts up to the first clear sample. A ball read weakly for `COVERED_BEFORE_S` before it left and
     through at least two frames of its launch left covered too, though never lost: a tip merges with the
-    ball's blob only in the frame it strikes."""
+    ball's blob only in the frame it strikes. One clear reading alone right after a cover that long does not end
+    it (the hand's edge parting from the ball)."""
     k = hist.idx(o.n_first - hist.size, o.n_first - 1)
     if len(k) == 0:
         return False
     clear = np.nonzero(hist.valid[k, o.ball] & (hist.conf[k, o.ball] >= COVERED_CONF))[0]
-    if len(clear) and int(clear[-1]) >= 1 and (len(clear) < 2 or int(clear[-2]) != int(clear[-1]) - 1):
-        # one clear reading between the cover and the launch is the hand's edge parting from the ball, no cover
-        # lifted (seed-137 frame_dynamic: 1 read weakly under a hand for a second, hidden a frame, clear once on
-        # its place, then 25 mm off and rolling at 100 mm/s: a stroke at 709 mm/s for a hand's push)
+    long_cover = frames(COVERED_BEFORE_S, fps, 2)
+    if len(clear) and int(clear[-1]) >= long_cover and (len(clear) < 2 or int(clear[-1]) - int(clear[-2]) > long_cover):
+        # one clear reading after a cover of `COVERED_BEFORE_S` or more is the hand's edge parting from the ball, no
+        # cover lifted (seed-137 frame_dynamic: 1 read weakly under a hand for a second, hidden a frame, clear once
+        # on its place, then 25 mm off and rolling at 100 mm/s: a stroke at 709 mm/s for a hand's push)
         clear = clear[:-1]
     before = k[int(clear[-1]) + 1 :] if len(clear) else k  # covered longer than the history holds: all of it
     after = hist.idx(o.n_first, min(hist.newest, o.n_first + frames(LAUNCH_SEEN_S, fps, 2)))

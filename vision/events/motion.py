@@ -71,6 +71,7 @@ class _Ball:
     prev_moving: float = 0.0  # moving_since of the motion before the last rest (see `resume`)
     # closed rest periods (start, end, anchor), newest last: what `anchor_at` looks back on
     past: list[tuple[float, float, np.ndarray]] = field(default_factory=list)
+    lifted: np.ndarray | None = None  # where it rested when the tracker gave it up (taken off by hand)
 
 
 class MotionTracker:
@@ -116,7 +117,7 @@ class MotionTracker:
         or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh (unless
         `held`: lying in the pocket)."""
         self._close_rest(b)
-        self.balls[b].status, self.balls[b].anchor = Motion.GONE, None
+        self.balls[b].status, self.balls[b].anchor, self.balls[b].lifted = Motion.GONE, None, None
 
     def _close_rest(self, b: int) -> None:
         """A ball at rest that leaves the bed keeps its rest period up to its last sample in `past`: what it was
@@ -140,6 +141,10 @@ class MotionTracker:
             # ball, 2.7): no rest anchor lists it on the bed (seed-103 frame_free: 8, taken off at 53.4 s, stayed
             # "touching" 15 at every later stroke and hid C's hit on 15 as one through it)
             lifted = state[b] == BallState.UNKNOWN and st.status is not Motion.UNKNOWN
+            if lifted and st.status is Motion.REST and st.anchor is not None:
+                st.lifted = st.anchor.copy()
+            elif state[b] == BallState.POTTED or state[b] == BallState.OFF_TABLE:
+                st.lifted = None
             if state[b] == BallState.POTTED or state[b] == BallState.OFF_TABLE or lifted:
                 self._close_rest(b)
                 st.status, st.anchor = Motion.GONE, None
@@ -147,6 +152,13 @@ class MotionTracker:
             if not valid[b]:
                 continue
             p = h.xy[k, b]
+            if st.status is Motion.GONE and st.lifted is not None and b not in self.held:
+                # put back on the bed: at rest where it was taken off, since it was last seen there, so that a ball
+                # set down elsewhere starts off it as a move nobody saw (`_moved_unseen`), as before it was taken for
+                # gone (it was no neighbour meanwhile: its status was GONE)
+                since = st.past[-1][1] if st.past else h.time(n)
+                st.status, st.anchor, st.rest_since, st.anchor_n = Motion.REST, st.lifted, since, _ANCHOR_CAP
+                st.first_off, st.off_count, st.lifted = None, 0, None
             if st.status is Motion.GONE:
                 if b in self.held:
                     continue

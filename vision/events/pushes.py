@@ -155,11 +155,8 @@ class PushLogic:
         if abs(self.last_pair.get(key, -np.inf) - t) <= self.s.cause_window_s and not any(map(of_pair, self.out)):
             return  # already released
         self.out = [e for e in self.out if not of_pair(e)]
-        h = self.hist
-        n = h.counter_at(t)
-        idc = float(min(h.id_conf[n % h.size, cue_b], h.id_conf[n % h.size, obj_b]))
-        balls = (self.ids[cue_b], self.ids[obj_b])
-        ev = Event(EventType.BALL_CONTACT, t, 0, round(_PROVEN * idc, 4), balls=balls, extra={"cluster": True})
+        balls = (self.ids[cue_b], self.ids[obj_b])  # the swap risk is stamped apart (`_stamp_swap`, schema 1.8)
+        ev = Event(EventType.BALL_CONTACT, t, 0, _PROVEN, balls=balls, extra={"cluster": True})
         self._emit(ev)
         self.last_pair[key] = t
         self.last_hit[[cue_b, obj_b]] = np.maximum(self.last_hit[[cue_b, obj_b]], t)

@@ -324,7 +324,10 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             if back and not self._turns(striker):  # snapped back onto its place: the cover let it go
                 self.started[striker.ball] = -np.inf
                 return True
-        if len(group) == 1 and launched_covered(self.hist, striker, self.fps):
+        covered_launch = launched_covered(self.hist, striker, self.fps) if len(group) == 1 else False
+        if covered_launch is None and not final:
+            return False  # covered so far: its launch may be all under the cover
+        if covered_launch:
             back = self._back_home(striker, [striker.anchor], final)
             if back is None:
                 return False  # launched under a cover all through: wait to see where the ball rests
