@@ -201,12 +201,3 @@ def test_a_ball_on_a_corner_lip_hit_and_lost_at_once_was_potted_for_review() -> 
     pots = [e for e in _events("ball_on_a_corner_lip_hit_and_lost_into_it_30fps.npz") if e.type is EventType.POT]
     assert [(e.ball, e.pocket) for e in pots] == [("11", "rear_right")]
     assert abs(pots[0].t - 89.210) <= 0.1 and pots[0].extra.get("review")
-
-
-def test_a_touch_read_twice_with_nothing_turning_the_ball_between_is_one() -> None:
-    # seed-103 frame_dynamic 78.2-80.0 s (30 fps): C into 4 near the right_rear cushion (truth: 4 touches it once, at
-    # 79.415 s); the touch was read as driven into the nose at 79.408 s and again off 4's kink at 79.469 s
-    events = _events("one_touch_driven_into_then_read_off_its_kink_30fps.npz")
-    touches = [e for e in events if e.type is EventType.CUSHION and e.ball == "4" and e.confidence >= 0.5
-               and e.cushion == "right_rear" and 79.3 < e.t < 79.6]
-    assert len(touches) == 1 and abs(touches[0].t - 79.415) * 30 <= 1.0

@@ -34,7 +34,6 @@ from vision.events.touchrules import driven_into
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
-_SAME_TOUCH_S = 0.1  # a ball touches the same nose again this soon only when something turned it back (`_touch`)
 _HIT_MOVING_S = 1.0  # a ball hit this recently is moving for the pot watcher (its hit is found a look-ahead late;
 # one lost under a weak reading is judged after DOUBT_WAIT_S, 0.5 s)
 
@@ -284,14 +283,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
 
     def _touch(self, tc: Touch) -> None:
         key = (tc.ball, tc.cushion)
-        prev = self.last_touch.get(key, -np.inf)
-        lo, hi = min(prev, tc.t), max(prev, tc.t)
-        # off a nose a ball runs away from it: within `_SAME_TOUCH_S` and with nothing turning it in between, a
-        # second touch of that nose is the same one read twice (seed-103 frame_dynamic: 4 driven into right_rear,
-        # then the same bounce read off its kink 61 ms later; over 17 sets' truth, 2 of 4967 touches recur so)
-        same = abs(tc.t - prev) < self.s.refractory_s or (
-            hi - lo < _SAME_TOUCH_S and not any(lo < k < hi for k in self.kinks.get(tc.ball, [])))
-        if same and not self._supersede(key, tc.confidence):
+        if abs(tc.t - self.last_touch.get(key, -np.inf)) < self.s.refractory_s and not self._supersede(
+            key, tc.confidence
+        ):
             return
         self.last_touch[key] = tc.t
         if tc.confidence >= 0.5:
