@@ -265,7 +265,8 @@ def _lifted_and_set_down(offset_mm: float) -> SimResult:
     b = res.ids.index("9")
     off, back = int(1.5 * res.fps), int(3.5 * res.fps)
     res.state[off:back, b], res.pos[off:back, b] = BallState.UNKNOWN, np.nan
-    res.pos[back:, b] = res.pos[0, b] + np.array([offset_mm, 0.0, 0.0])[: res.pos.shape[-1]]
+    res.pos[back:, b] = res.pos[0, b]
+    res.pos[back:, b, 0] += offset_mm
     return res
 
 

@@ -140,12 +140,13 @@ class MotionTracker:
             # the tracker's UNKNOWN on a ball it held: its place in view and empty, taken off by hand (a penalty
             # ball, 2.7): no rest anchor lists it on the bed (seed-103 frame_free: 8, taken off at 53.4 s, stayed
             # "touching" 15 at every later stroke and hid C's hit on 15 as one through it)
+            gone = state[b] == BallState.POTTED or state[b] == BallState.OFF_TABLE
             lifted = state[b] == BallState.UNKNOWN and st.status is not Motion.UNKNOWN
-            if lifted and st.status is Motion.REST and st.anchor is not None:
-                st.lifted = st.anchor.copy()
-            elif state[b] == BallState.POTTED or state[b] == BallState.OFF_TABLE:
-                st.lifted = None
-            if state[b] == BallState.POTTED or state[b] == BallState.OFF_TABLE or lifted:
+            if gone or lifted:
+                if gone:
+                    st.lifted = None
+                elif st.status is Motion.REST and st.anchor is not None:
+                    st.lifted = st.anchor.copy()
                 self._close_rest(b)
                 st.status, st.anchor = Motion.GONE, None
                 continue
