@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from calibration.table import Table
 from rules.analysis import ShotFacts, analyse_shot
 from rules.corrections import corrected
+from rules.doubts import Counterfactual, ShotDecision, decision
 from rules.events import ASSERTED, Event, ball_confidence, start_confidence
 from rules.explain import build_review, explanation, unnamed_review
 from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
@@ -275,6 +276,15 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
     rep = detect_fouls(facts, rs, table, is_break=is_break, hand=st.hand,
                        require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans), referee=referee,
                        clock_overrun=overrun)
+
+    def judge(r: ShotRecord) -> ShotDecision:  # the same shot on other events (rules.doubts)
+        fx = analyse_shot(r, state_pos, prep.declared, cfg, table)
+        _drop_unknown_balls(st, fx, [])
+        return decision(fx, detect_fouls(fx, rs, table, is_break=is_break, hand=st.hand,
+                                         require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans),
+                                         referee=referee, clock_overrun=overrun).fouls, is_break)
+
+    doubts = Counterfactual(rec, judge, decision(facts, rep.fouls, is_break), cfg.review_confidence)
     after = [Foul(str(r.get("clause")), str(r.get("reason") or "entered by the referee after the shot"),
                   after_shot=True, source="referee")
              for r in rec.after_fouls if str(r.get("clause")) not in NOT_A_FOUL]
@@ -364,6 +374,9 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
         frames_won=frames_won,
         winner=winner,
     )
+    review = _start_review(build_review(facts, fouls, [*prep.review, *unnamed_review(
+        rs, facts, rec.start, [n.ball for n in (prep.nomination, nomination_during) if n is not None],
+        cfg.review_confidence)], cfg, doubts.matters), rec, doubtful, cfg)
     verdict = Verdict(
         shot=rec.number,
         frame=st.frame,
@@ -381,11 +394,8 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
         decisions_owed=tuple(decisions),
         result=result,
         winner=winner,
-        review=_start_review(build_review(facts, fouls, [*prep.review, *unnamed_review(
-            rs, facts, rec.start, [n.ball for n in (prep.nomination, nomination_during) if n is not None],
-            cfg.review_confidence)], cfg),
-            rec, doubtful, cfg),
-        explanation=explanation(st, rs, facts, rep, fouls, after, out, [*notes, *out.notes], spotted,
+        review=review,
+        explanation=explanation(st, rs, facts, rep, fouls, after, out, [*notes, *out.notes, *doubts.notes()], spotted,
                                 next_player, result, winner, is_break, decisions, list(dict.fromkeys(readings)),
                                 theirs),
         chain=facts.chain.text if facts.chain.legal else None,

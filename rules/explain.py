@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rules.analysis import Restored, ShotFacts
 from rules.chain import name
@@ -14,8 +14,10 @@ from rules.state import Decision, Game, MatchState
 from rules.verdict import Result, Review, event_ref
 
 
-def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], cfg: RulesSettings) -> Review:
-    """Mark the verdict for the referee when it rests on a low-confidence event or a near-tolerance gap."""
+def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], cfg: RulesSettings,
+                 matters: Callable[[Event], bool] | None = None) -> Review:
+    """Mark the verdict for the referee when it rests on a low-confidence event or a near-tolerance gap;
+    `matters` (rules.doubts): whether the decision changes without a doubtful event (None: always)."""
     reasons = [*extra, *facts.review_notes]
     rests = list(facts.chain.rests_on)
     if facts.first_contact is not None:
@@ -29,6 +31,9 @@ def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], 
         if id(e) in seen:
             continue
         seen.add(id(e))
+        doubtful = e.confidence < cfg.review_confidence or bool(e.extra.get("review"))
+        if doubtful and matters is not None and not matters(e):
+            continue
         if e.confidence < cfg.review_confidence:
             reasons.append(f"{e.type} {'-'.join(e.agents)} at t={e.t:.3f} s has confidence {e.confidence:.2f}")
             events.append(event_ref(e))

@@ -220,6 +220,7 @@ def admit(event: dict[str, Any], floor_t: float) -> tuple[dict[str, Any] | None,
     if refusal(fixed) is not None:  # not (only) its time: nothing to repair
         return None, why
     return {**fixed, "confidence": min(float(event.get("confidence", 0.0)), REPAIRED_CONFIDENCE), "review": True,
+            "repaired": True,  # its time is unknown: rules.doubts keeps the flag (when it was, not whether)
             "why": f"vision gave t={event.get('t')!r}; set to the last time in the stream"}, why
 
 

@@ -214,8 +214,12 @@ def test_live_feed_shows_a_review_flag_its_evidence_and_a_knocked_camera(live_se
     page.wait_for_selector("[data-testid=verdicts] tr")
     assert page.query_selector("[data-testid=verdicts] tr.review") is None
 
-    shot = miss(7.0)  # a second shot whose first contact vision is unsure of, arriving while the page is open
-    shot.insert(1, {"type": "ball_contact", "t": 7.5, "frame": 450, "balls": ["C", "4"], "confidence": 0.3})
+    # a second shot, arriving while the page is open, that is legal (2a) if C met 4, a foul (1.5.3) if not: its
+    # first contact vision is unsure of decides it
+    shot = miss(7.0)
+    shot[1:1] = [{"type": "ball_contact", "t": 7.5, "frame": 450, "balls": ["C", "4"], "confidence": 0.3},
+                 {"type": "cushion", "t": 7.8, "frame": 468, "ball": "4", "cushion": "rear"},
+                 {"type": "cushion", "t": 8.2, "frame": 492, "ball": "4", "cushion": "left_rear"}]
     api.post(f"/matches/{mid}/events", json={"events": shot})
     row2 = "[data-testid=verdicts] tr[data-shot='2']"
     page.wait_for_selector(f"{row2}.review [data-testid=review-reasons] li")

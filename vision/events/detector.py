@@ -183,6 +183,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             extra["review"] = True
         if c.rival:
             extra["why"] = "another moving ball was as near when the resting ball started, as well aligned"
+            extra["rival"] = True  # 1.9: the doubt is which ball struck, not whether one did (rules.doubts)
         pa, pb = c.pieces
         if pa.at_rest_before and pb.at_rest_before and (
             float(np.hypot(*(pa.pre.p0 - pb.pre.p0))) - 2 * self.R <= self.s.frozen_tol_mm

@@ -1,0 +1,98 @@
+"""Does a doubtful event decide the verdict? The shot judged again without it.
+
+Vision reports an event it is unsure of (a near-miss contact, a weak kink, a touch near the nose) with a low
+confidence or `extra.review`. A verdict that rests on it goes to the referee, but only when the doubt can
+change the decision: if the shot judged without that event is decided the same (a foul or not, the same pots,
+jumps and struck ball; at a break, the same illegal-break clauses), the event's existence is immaterial and the
+verdict stands unflagged (the explanation says which doubt it set aside, and under which clause the foul would
+be cited without it). The test is one of existence, so an event doubted for which ball it was (a `rival`
+striker, a swap risk in `id_confidence` at or below the review threshold, an `unnamed` ball) or for when it
+happened (a time the service `repaired`) is always kept for review.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from rules.analysis import ShotFacts
+from rules.events import Event
+from rules.fouls import Foul
+from rules.records import ShotRecord
+
+BREAK_CLAUSES = frozenset({"1.12.1", "1.5.3"})  # at a break they make it illegal: the opponent's options (1.12.2)
+
+
+@dataclass(frozen=True)
+class ShotDecision:
+    """What a shot's verdict decides, as far as its events can change it."""
+
+    foul: bool
+    break_clauses: frozenset[str]  # at a break: the clauses that make it illegal
+    potted: tuple[str, ...]
+    jumped: tuple[str, ...]
+    struck: str
+    clauses: frozenset[str] = field(compare=False)  # cited, not decided: a foul is paid alike under any of them
+
+
+Judge = Callable[[ShotRecord], ShotDecision]
+
+
+def decision(facts: ShotFacts, fouls: list[Foul], is_break: bool) -> ShotDecision:
+    """The decision of a judged shot. A foul is paid the same whatever its clause (RuleSet.foul_pay), but for an
+    illegal break (1.12.2) and a potted or jumped cue ball (compared through the pots and jumps)."""
+    clauses = frozenset(f.clause for f in fouls)
+    return ShotDecision(bool(fouls), clauses & BREAK_CLAUSES if is_break else frozenset(),
+                    tuple(sorted(p.ball for p in facts.potted)), tuple(sorted(facts.jumped_balls)), facts.struck,
+                    clauses)
+
+
+def doubt_of_existence(e: Event, min_id: float) -> bool:
+    """Whether the event's doubt is only whether it happened, not which ball it was or when: no rival striker
+    (`rival`, schema 1.9), no swap risk at or below `min_id` (`id_confidence`, 1.8), no unnamed ball (1.7), no
+    time the service had to repair (`repaired`: vision gave an impossible one)."""
+    idc = e.extra.get("id_confidence")
+    swap = isinstance(idc, int | float) and float(idc) <= min_id
+    return not e.extra.get("rival") and not swap and not e.extra.get("unnamed") and not e.extra.get("repaired")
+
+
+def without(rec: ShotRecord, e: Event) -> ShotRecord:
+    """The shot's record with one event taken out (by identity: equal events elsewhere stay)."""
+    return replace(
+        rec,
+        events=[x for x in rec.events if x is not e],
+        before_events=[x for x in rec.before_events if x is not e],
+        post_events=[x for x in rec.post_events if x is not e],
+    )
+
+
+class Counterfactual:
+    """`matters(e)`: does judging the shot without e change its decision? Memoised per event."""
+
+    def __init__(self, rec: ShotRecord, judge: Judge, base: ShotDecision, min_id: float) -> None:
+        self.rec, self.judge, self.base, self.min_id = rec, judge, base, min_id
+        self.memo: dict[int, bool] = {}
+        self.set_aside: list[tuple[Event, ShotDecision]] = []  # doubts found not to matter, and the shot without each
+
+    def matters(self, e: Event) -> bool:
+        if id(e) not in self.memo:
+            if not doubt_of_existence(e, self.min_id) or e is self.rec.start:
+                self.memo[id(e)] = True
+            else:
+                alt = self.judge(without(self.rec, e))
+                self.memo[id(e)] = alt != self.base
+                if not self.memo[id(e)]:
+                    self.set_aside.append((e, alt))
+        return self.memo[id(e)]
+
+    def notes(self) -> list[str]:
+        """One line per doubt set aside, for the explanation; where the foul would be cited otherwise, how."""
+        out = []
+        for e, alt in self.set_aside:
+            line = (f"vision's doubt about {e.type} {'-'.join(e.agents)} at t={e.t:.3f} s does not change this "
+                    "verdict: judged without it, the shot is decided the same")
+            if alt.clauses != self.base.clauses:
+                line += (f" (the foul cited as {', '.join(sorted(alt.clauses))} instead of "
+                         f"{', '.join(sorted(self.base.clauses))}, paid alike)")
+            out.append(line)
+        return out

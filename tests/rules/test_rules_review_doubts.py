@@ -1,0 +1,68 @@
+"""A doubtful event flags the verdict only when the shot judged without it is decided otherwise (rules.doubts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from calibration.table import Table
+from rules.engine import judge_log
+from rules.inputs import parse_log
+from rules.logbuild import play_rows
+from rules.verdict import Verdict
+
+TABLE = Table.load()
+GAMES = ["free", "combined", "dynamic", "russian71"]
+
+
+def judge_one(rows: list[dict[str, Any]]) -> Verdict:
+    return judge_log(parse_log(rows), table=TABLE).verdicts[-1]
+
+
+def _mark(rows: list[dict[str, Any]], i: int, **extra: Any) -> list[dict[str, Any]]:
+    """The i-th ball_contact of the log, with vision's review mark and the given fields."""
+    contacts = [r for r in rows if r.get("type") == "ball_contact"]
+    contacts[i].update({"review": True, **extra})
+    return rows
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("conf", [0.2, 0.9])  # below review_confidence, or marked by vision
+def test_a_doubtful_first_contact_that_decides_nothing_is_set_aside(game: str, conf: float) -> None:
+    """C may or may not have grazed 7 before it hit 3, which it potted: legal either way."""
+    rows = _mark(play_rows(game, [("contact", "C", "7", conf), ("contact", "C", "3"), ("pot", "3", "rear_left")]),
+                 0, margin_mm=1.2)
+    v = judge_one(rows)
+    assert v.legal and not v.review.flag, v.review.reasons
+    text = v.explanation.lower()
+    assert "vision's doubt about ball_contact c-7" in text and "does not change this verdict" in text
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("conf", [0.2, 0.9])
+def test_a_doubtful_contact_the_verdict_turns_on_is_flagged(game: str, conf: float) -> None:
+    """Without the near-miss C-7 the cue ball touched nothing (1.5.3): the referee decides."""
+    rows = _mark(play_rows(game, [("contact", "C", "7", conf), ("cushion", "7", "left_rear"),
+                                  ("cushion", "7", "rear")]), 0, margin_mm=0.8)
+    v = judge_one(rows)
+    assert v.review.flag and any("C-7" in r for r in v.review.reasons), v.review.reasons
+    assert "does not change this verdict" not in v.explanation
+
+
+@pytest.mark.parametrize("extra", [{"rival": True, "why": "another moving ball was as near"}, {"id_confidence": 0.4},
+                                   {"unnamed": ["C"]}, {"repaired": True}])
+def test_a_contact_doubted_for_which_ball_or_when_stays_flagged(extra: dict[str, Any]) -> None:
+    """Taking the event out tests whether it happened, not which ball it was or when: such a doubt is kept."""
+    rows = _mark(play_rows("russian71", [("contact", "C", "7", 0.9), ("contact", "C", "3"),
+                                         ("pot", "3", "rear_left")]), 0, **extra)
+    v = judge_one(rows)
+    assert v.legal and v.review.flag, v.explanation
+
+
+def test_a_doubtful_pot_that_scores_is_flagged() -> None:
+    """A pot at low confidence changes the points: flagged, whatever else the shot did."""
+    rows = play_rows("russian71", [("contact", "C", "3"), ("cushion", "3", "rear"), ("cushion", "3", "left_rear"),
+                                   ("pot", "3", "rear_left", 0.3)])
+    v = judge_one(rows)
+    assert v.review.flag and any("pot 3" in r for r in v.review.reasons), v.review.reasons
