@@ -132,3 +132,23 @@ def test_a_ball_a_hand_pushed_seen_clear_once_as_they_parted_was_disturbed() -> 
     assert starts == [(EventType.BALL_DISTURBED, "1")]
     disturbed = next(e for e in events if e.type is EventType.BALL_DISTURBED)
     assert abs(disturbed.t - 69.109) <= 0.1 and disturbed.extra.get("review")
+
+
+def test_an_arm_over_touching_balls_that_left_them_in_place_moved_nothing() -> None:
+    # seed-149 frame_free 41.5-46.3 s: C struck at 42.15 s touches nothing; an arm over 5, 6 and 15, touching at
+    # rest, reads their merged centres 13 mm apart for three frames, then they are seen clear on their places
+    # (before: each started ball the others' cause, contacts 6-15 and 15-5 asserted in that shot)
+    events = _events("arm_over_touching_balls_30fps.npz", 30.0)
+    assert [e for e in events if e.type in (EventType.BALL_CONTACT, EventType.BALL_DISTURBED)] == []
+    assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"]
+
+
+def test_a_striker_stopped_against_the_near_ball_did_not_meet_the_ball_behind_it() -> None:
+    # seed-149 frame_free 62.6-63.9 s: C at 2.8 m/s into 5, touching 15 behind it; 5 passes the hit on and 15
+    # leaves along C's line, which runs on to 15, but C stops against 5, 125 mm short of touching 15 (truth: C-5
+    # first at 63.326 s, 5-15; before: C-15 asserted as C's first contact)
+    events = _events("striker_stopped_against_the_near_ball_30fps.npz", 30.0)
+    contacts = [e for e in events if e.type is EventType.BALL_CONTACT]
+    assert not any(set(e.balls or ()) == {"C", "15"} for e in contacts), contacts
+    first = next(e for e in contacts if "C" in (e.balls or ()))
+    assert set(first.balls or ()) == {"C", "5"} and abs(first.t - 63.326) * 30 <= 1.0

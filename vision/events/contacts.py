@@ -18,7 +18,7 @@ from calibration.table import Table
 from vision.events.fit import LineFit, first_time_within, fit_line
 from vision.events.history import History
 from vision.events.kink import Pieces, RestLookup, best_split
-from vision.events.neighbours import rival_striker, through_neighbour, touching_other
+from vision.events.neighbours import rival_striker, stopped_short, through_neighbour, touching_other
 from vision.events.settings import EventSettings, noise_model
 
 # Each ball of a weak kink must show the impulse by at least one standard error of its own velocity change:
@@ -415,6 +415,8 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
         # neither the striker's line (one sample) nor x's way (turned in its first frame) is read well: reported
         conf, review = min(conf, _NEAR_CONF), True
     t_all, xy_all = hist.track(other, n_lo, n_hi)
+    if stopped_short(t_all, xy_all, t_c, anchor, radius, s):
+        return None
     # its incoming piece is its run in (not the rest before its stroke): its speed into the hit, which the ball
     # hit from rest near a cushion is driven into it with (seed-71 frame_dynamic: 2 into the rear cushion 38 mm
     # off, read a frame late from its own first step, turned at the nose)

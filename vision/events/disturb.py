@@ -52,6 +52,30 @@ def launched_covered(hist: History, o: Onset, fps: float) -> bool | None:
     return True if len(after) >= n else None
 
 
+def covered_wobble(hist: History, o: Onset, s: EventSettings, fps: float) -> bool | None:
+    """Did the ball leave its rest in covered samples only (held hidden or read weakly, `COVERED_CONF`) and sit on
+    its place again in its first clear ones (half a rest window, three at least, all within `rest_radius_mm` of
+    its anchor)? Then nothing moved: an arm over touching balls reads their merged centres apart (seed-149
+    frame_free: 5, 6 and 15 read 13 mm off for three frames, each the others' cause, two pack contacts in a shot
+    where C touched nothing). False for a start whose first moving sample is clear, or that is found elsewhere;
+    None while it is still covered (up to `COVER_WAIT_MAX_S`) or its clear run is not yet all seen."""
+    b = o.ball
+    k = hist.idx(o.n_first, hist.newest)
+    if len(k) == 0:
+        return None
+    clear = hist.valid[k, b] & (hist.conf[k, b] >= COVERED_CONF) & (hist.state[k, b] != BallState.HIDDEN)
+    if bool(clear[0]):
+        return False
+    if not bool(clear.any()):
+        return None if hist.time(hist.newest) - o.t < COVER_WAIT_MAX_S else False
+    need = frames(0.5 * s.rest_window_s, fps, 3)
+    run = k[int(np.argmax(clear)):][:need]
+    if len(run) < need:
+        return None
+    ok = hist.valid[run, b] & (hist.conf[run, b] >= COVERED_CONF) & (hist.state[run, b] != BallState.HIDDEN)
+    return bool(ok.all()) and bool(np.all(np.hypot(*(hist.xy[run, b] - o.anchor).T) <= s.rest_radius_mm))
+
+
 def came_back(hist: History, o: Onset, homes: list[np.ndarray], s: EventSettings, fps: float) -> bool:
     """Did the ball's centre come back onto a rest position it had (`homes`: its anchor before the start, or
     before the slow start this one followed) after the start and sit there: every sample of a run of half a

@@ -1,5 +1,6 @@
 """The other balls around a contact: a second moving ball that could have struck the same resting ball, a
-ball touching the kinked one, a resting neighbour the striker reached first (Newton's cradle)."""
+ball touching the kinked one, a resting neighbour the striker reached first (Newton's cradle), a ball the
+striker stopped against before its line reached the one that left."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vision.events.fit import fit_line
 from vision.events.history import History
 from vision.events.kink import RestLookup
-from vision.events.settings import EventSettings
+from vision.events.settings import EventSettings, noise_model
 
 if TYPE_CHECKING:
     from vision.events.contacts import Window
@@ -103,3 +105,16 @@ def through_neighbour(
         if float(np.hypot(*(q - p_striker))) < dist - 2 * s.noise_moving_mm:
             return True
     return False
+
+
+def stopped_short(t: np.ndarray, xy: np.ndarray, t_c: float, anchor: np.ndarray, radius: float,
+                   s: EventSettings) -> bool:
+    """The striker's own way after t_c, run back to t_c, starts clear of the ball by more than a contact gate
+    and three noise sigmas: it stopped against another ball its line ran past first (seed-149 frame_free: C into
+    5, which passed the hit on to 15 touching it behind; C's line ran on to 15, which left along it)."""
+    after = t > t_c
+    post = fit_line(t[after][:2], xy[after][:2], noise_model(s)) if after.sum() >= 2 else None
+    if post is None:
+        return False
+    gap = float(np.hypot(*(post.at(t_c) - anchor))) - 2 * radius
+    return gap > s.contact_gate_mm + 3.0 * noise_model(s)(post.speed)

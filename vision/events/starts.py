@@ -16,7 +16,7 @@ import numpy as np
 from rules.events import Event, EventType
 from vision.events.causes import RESUME_S, CauseLogic
 from vision.events.contacts import Contact
-from vision.events.disturb import covered_push, impulse_or_push, launched_covered, left_covered
+from vision.events.disturb import covered_push, covered_wobble, impulse_or_push, launched_covered, left_covered
 from vision.events.fit import point_segment_distance
 from vision.events.homes import HomeLogic
 from vision.events.lines import LineWatcher
@@ -249,6 +249,15 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
 
     def _judge_group(self, group: list[Onset], n: int, final: bool) -> bool:
         """Judge balls that started together; False to wait a little longer for a cause to show."""
+        wobbles = [covered_wobble(self.hist, o, self.s, self.fps) for o in group]
+        if any(wb is None for wb in wobbles) and not final:
+            return False  # left its rest under a cover: wait for its first clear samples
+        for o, wb in zip(group, wobbles, strict=True):
+            if wb:  # found back on its place as soon as it was seen: the cover dragged its centre
+                self.started[o.ball] = -np.inf
+        group = [o for o, wb in zip(group, wobbles, strict=True) if not wb]
+        if not group:
+            return True
         caused = [self._caused(o, group) for o in group]
         if all(caused):
             if len(group) > 1:
