@@ -29,22 +29,29 @@ class ShotDecision:
 
     foul: bool
     break_clauses: frozenset[str]  # at a break: the clauses that make it illegal
-    potted: tuple[str, ...]
+    potted: tuple[tuple[str, str | None], ...]  # (ball, pocket) in the order potted: 71 nominations, last ball
     jumped: tuple[str, ...]
     struck: str
+    streak: tuple[tuple[str, int], ...]  # Classic 71 after a warning: the penalty strokes that force a draw (001)
     clauses: frozenset[str] = field(compare=False)  # cited, not decided: a foul is paid alike under any of them
 
 
 Judge = Callable[[ShotRecord], ShotDecision]
 
 
-def decision(facts: ShotFacts, fouls: list[Foul], is_break: bool) -> ShotDecision:
+def decision(facts: ShotFacts, fouls: list[Foul], is_break: bool, streak: dict[str, int]) -> ShotDecision:
     """The decision of a judged shot. A foul is paid the same whatever its clause (RuleSet.foul_pay), but for an
-    illegal break (1.12.2) and a potted or jumped cue ball (compared through the pots and jumps)."""
+    illegal break (1.12.2) and a potted or jumped cue ball (compared through the pots and jumps); `streak`:
+    `rules.turns.penalty_streak` after it (which balls moved decides it)."""
     clauses = frozenset(f.clause for f in fouls)
     return ShotDecision(bool(fouls), clauses & BREAK_CLAUSES if is_break else frozenset(),
-                    tuple(sorted(p.ball for p in facts.potted)), tuple(sorted(facts.jumped_balls)), facts.struck,
-                    clauses)
+                        tuple((p.ball, p.pocket) for p in facts.potted), tuple(sorted(facts.jumped_balls)),
+                        facts.struck, tuple(sorted(streak.items())), clauses)
+
+
+def doubtful(e: Event, min_conf: float) -> bool:
+    """Reported below the review confidence, or marked for review by vision."""
+    return e.confidence < min_conf or bool(e.extra.get("review"))
 
 
 def doubt_of_existence(e: Event, min_id: float) -> bool:
@@ -56,31 +63,39 @@ def doubt_of_existence(e: Event, min_id: float) -> bool:
     return not e.extra.get("rival") and not swap and not e.extra.get("unnamed") and not e.extra.get("repaired")
 
 
-def without(rec: ShotRecord, e: Event) -> ShotRecord:
-    """The shot's record with one event taken out (by identity: equal events elsewhere stay)."""
+def without(rec: ShotRecord, gone: list[Event]) -> ShotRecord:
+    """The shot's record with events taken out (by identity: equal events elsewhere stay)."""
+    ids = {id(e) for e in gone}
     return replace(
         rec,
-        events=[x for x in rec.events if x is not e],
-        before_events=[x for x in rec.before_events if x is not e],
-        post_events=[x for x in rec.post_events if x is not e],
+        events=[x for x in rec.events if id(x) not in ids],
+        before_events=[x for x in rec.before_events if id(x) not in ids],
+        post_events=[x for x in rec.post_events if id(x) not in ids],
     )
 
 
 class Counterfactual:
-    """`matters(e)`: does judging the shot without e change its decision? Memoised per event."""
+    """`matters(e)`: does judging the shot without e, or without every doubt of existence in it, change its
+    decision? The second catches doubts that stand behind each other (a doubtful first contact whose removal
+    makes a second doubtful contact the first). Memoised per event."""
 
-    def __init__(self, rec: ShotRecord, judge: Judge, base: ShotDecision, min_id: float) -> None:
-        self.rec, self.judge, self.base, self.min_id = rec, judge, base, min_id
+    def __init__(self, rec: ShotRecord, judge: Judge, base: ShotDecision, min_conf: float) -> None:
+        self.rec, self.judge, self.base, self.min_conf = rec, judge, base, min_conf
         self.memo: dict[int, bool] = {}
         self.set_aside: list[tuple[Event, ShotDecision]] = []  # doubts found not to matter, and the shot without each
+        self.doubts = [e for e in [*rec.before_events, *rec.events, *rec.post_events]
+                       if e is not rec.start and doubtful(e, min_conf) and doubt_of_existence(e, min_conf)]
+        self.without_all: ShotDecision | None = None
 
     def matters(self, e: Event) -> bool:
         if id(e) not in self.memo:
-            if not doubt_of_existence(e, self.min_id) or e is self.rec.start:
+            if not doubt_of_existence(e, self.min_conf) or e is self.rec.start:
                 self.memo[id(e)] = True
             else:
-                alt = self.judge(without(self.rec, e))
-                self.memo[id(e)] = alt != self.base
+                alt = self.judge(without(self.rec, [e]))
+                if self.without_all is None:
+                    self.without_all = self.judge(without(self.rec, [*self.doubts, e]))
+                self.memo[id(e)] = alt != self.base or self.without_all != self.base
                 if not self.memo[id(e)]:
                     self.set_aside.append((e, alt))
         return self.memo[id(e)]

@@ -280,11 +280,13 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
     def judge(r: ShotRecord) -> ShotDecision:  # the same shot on other events (rules.doubts)
         fx = analyse_shot(r, state_pos, prep.declared, cfg, table)
         _drop_unknown_balls(st, fx, [])
-        return decision(fx, detect_fouls(fx, rs, table, is_break=is_break, hand=st.hand,
-                                         require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans),
-                                         referee=referee, clock_overrun=overrun).fouls, is_break)
+        fo = detect_fouls(fx, rs, table, is_break=is_break, hand=st.hand,
+                          require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans), referee=referee,
+                          clock_overrun=overrun).fouls
+        return decision(fx, fo, is_break, penalty_streak(st, fx, bool(fo), player))
 
-    doubts = Counterfactual(rec, judge, decision(facts, rep.fouls, is_break), cfg.review_confidence)
+    base = decision(facts, rep.fouls, is_break, penalty_streak(st, facts, bool(rep.fouls), player))
+    doubts = Counterfactual(rec, judge, base, cfg.review_confidence)
     after = [Foul(str(r.get("clause")), str(r.get("reason") or "entered by the referee after the shot"),
                   after_shot=True, source="referee")
              for r in rec.after_fouls if str(r.get("clause")) not in NOT_A_FOUL]

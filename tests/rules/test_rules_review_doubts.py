@@ -9,7 +9,7 @@ import pytest
 from calibration.table import Table
 from rules.engine import judge_log
 from rules.inputs import parse_log
-from rules.logbuild import play_rows
+from rules.logbuild import LogBuilder, play_rows
 from rules.verdict import Verdict
 
 TABLE = Table.load()
@@ -66,3 +66,26 @@ def test_a_doubtful_pot_that_scores_is_flagged() -> None:
                                    ("pot", "3", "rear_left", 0.3)])
     v = judge_one(rows)
     assert v.review.flag and any("pot 3" in r for r in v.review.reasons), v.review.reasons
+
+
+@pytest.mark.parametrize("conf", [0.3, 0.55])
+def test_doubts_standing_behind_each_other_are_weighed_together(conf: float) -> None:
+    """Without the doubtful C-7 the doubtful C-3 is the first contact, and the shot stays legal; without both, C
+    touched nothing (1.5.3): the verdict turns on them, so it is flagged (an independent review's case)."""
+    v = judge_one(play_rows("free", [("contact", "C", "7", conf), ("contact", "C", "3", conf),
+                                     ("cushion", "3", "rear"), ("cushion", "3", "left_rear")]))
+    assert v.legal and v.review.flag, v.explanation
+    assert "does not change this verdict" not in v.explanation
+
+
+def test_a_doubt_that_decides_a_forced_draw_is_flagged() -> None:
+    """Classic 71 after the warning: the sixth penalty stroke in a row that moves no object ball forces a draw
+    (001). A doubtful C-7 makes it a foul either way (1.20 or 1.5.3), but whether 7 moved decides the draw."""
+    lb = LogBuilder("classic71")
+    lb.state(phase="play", to_play="A", hand="none", score={"A": 30, "B": 30})
+    lb.add("warning", about="penalty_draw")
+    for i in range(6):
+        lb.shot([("contact", "C", "7", 0.55), ("cushion", "C", "rear")] if i == 5 else [("cushion", "C", "rear")])
+        lb.add("choose", option="play")
+    v = judge_log(parse_log(lb.rows), table=TABLE).verdicts[-1]
+    assert not v.legal and v.review.flag and any("C-7" in r for r in v.review.reasons), v.review.reasons

@@ -274,7 +274,13 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     rel = anchor - p_o
     dist = float(np.hypot(*rel))
     u = rel / max(dist, 1e-9)
-    step = float(np.max(np.hypot(*np.diff(xy_o, axis=0).T))) if len(t_o) > 1 else 0.0
+    # the striker's interpolated place is off by at most the part of its step across t_c that it can have run
+    # unseen: nothing at a sample, up to the step mid-frame (twice the bound: a stop inside the frame); not its
+    # longest step in the window (seed-103 frame_russian71: C ran 93 mm a frame into 7 and stopped there at a
+    # sample; 14, touching 7 behind, left along C's line 82 mm beyond C's reach, and was read as C's)
+    k = min(max(int(np.searchsorted(t_o, t_c)), 1), len(t_o) - 1)
+    frac = float(np.clip((t_c - t_o[k - 1]) / max(float(t_o[k] - t_o[k - 1]), 1e-9), 0.0, 1.0))
+    step = 2.0 * min(frac, 1.0 - frac) * float(np.hypot(*(xy_o[k] - xy_o[k - 1])))
     if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < np.cos(np.radians(40.0)) * speed:
         return _first_step(w, x, other, j, px)
     margin = dist - 2 * radius
@@ -415,7 +421,7 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
         # neither the striker's line (one sample) nor x's way (turned in its first frame) is read well: reported
         conf, review = min(conf, _NEAR_CONF), True
     t_all, xy_all = hist.track(other, n_lo, n_hi)
-    if stopped_short(t_all, xy_all, t_c, anchor, radius, s):
+    if stopped_short(w, t_all, xy_all, t_c, anchor):
         return None
     # its incoming piece is its run in (not the rest before its stroke): its speed into the hit, which the ball
     # hit from rest near a cushion is driven into it with (seed-71 frame_dynamic: 2 into the rear cushion 38 mm

@@ -57,17 +57,22 @@ def covered_wobble(hist: History, o: Onset, s: EventSettings, fps: float) -> boo
     its place again in its first clear ones (half a rest window, three at least, all within `rest_radius_mm` of
     its anchor)? Then nothing moved: an arm over touching balls reads their merged centres apart (seed-149
     frame_free: 5, 6 and 15 read 13 mm off for three frames, each the others' cause, two pack contacts in a shot
-    where C touched nothing). False for a start whose first moving sample is clear, or that is found elsewhere;
-    None while it is still covered (up to `COVER_WAIT_MAX_S`) or its clear run is not yet all seen."""
+    where C touched nothing). False for a start whose first moving sample is clear, that was lost rather than
+    covered, or that is found elsewhere; None while it is still covered (up to `SETTLE_WAIT_S`, well inside the
+    history) or its clear run is not yet all seen."""
     b = o.ball
     k = hist.idx(o.n_first, hist.newest)
     if len(k) == 0:
         return None
-    clear = hist.valid[k, b] & (hist.conf[k, b] >= COVERED_CONF) & (hist.state[k, b] != BallState.HIDDEN)
-    if bool(clear[0]):
-        return False
-    if not bool(clear.any()):
-        return None if hist.time(hist.newest) - o.t < COVER_WAIT_MAX_S else False
+    hidden = hist.state[k, b] == BallState.HIDDEN
+    clear = hist.valid[k, b] & (hist.conf[k, b] >= COVERED_CONF) & ~hidden
+    covered = hidden | (hist.valid[k, b] & ~clear)
+    first = int(np.argmax(clear)) if bool(clear.any()) else len(k)
+    if first == 0 or not bool(covered[:first].all()):
+        return False  # seen leaving, or lost (potted, taken off) rather than covered: judged as any start
+    if first == len(k):
+        # still covered: wait, within the history the start is judged on
+        return None if hist.time(hist.newest) - o.t < SETTLE_WAIT_S else False
     need = frames(0.5 * s.rest_window_s, fps, 3)
     run = k[int(np.argmax(clear)):][:need]
     if len(run) < need:

@@ -107,14 +107,25 @@ def through_neighbour(
     return False
 
 
-def stopped_short(t: np.ndarray, xy: np.ndarray, t_c: float, anchor: np.ndarray, radius: float,
-                   s: EventSettings) -> bool:
-    """The striker's own way after t_c, run back to t_c, starts clear of the ball by more than a contact gate
-    and three noise sigmas: it stopped against another ball its line ran past first (seed-149 frame_free: C into
-    5, which passed the hit on to 15 touching it behind; C's line ran on to 15, which left along it)."""
-    after = t > t_c
-    post = fit_line(t[after][:2], xy[after][:2], noise_model(s)) if after.sum() >= 2 else None
+def stopped_short(w: Window, t: np.ndarray, xy: np.ndarray, t_c: float, anchor: np.ndarray) -> bool:
+    """The striker's own way after t_c, run back to t_c, starts clear of the ball by more than a contact gate and
+    three sigmas (its noise, and its fitted speed's error over the run back): it stopped against another ball its
+    line ran past first (seed-149 frame_free: C into 5, which passed the hit on to 15 touching it behind; C's line
+    ran on to 15, which left along it). Read only on the striker's next two samples within two frames of t_c, and
+    not when a cushion lay within its reach of them (a bounce inside the frame folds the way back)."""
+    s, radius, fps = w.s, w.radius, w.fps
+    after = (t > t_c) & (t <= t_c + 2.0 / fps + 1e-9)
+    if after.sum() < 2:
+        return False
+    tt, pp = t[after][:2], xy[after][:2]
+    post = fit_line(tt, pp, noise_model(s))
     if post is None:
         return False
-    gap = float(np.hypot(*(post.at(t_c) - anchor))) - 2 * radius
-    return gap > s.contact_gate_mm + 3.0 * noise_model(s)(post.speed)
+    back = post.at(t_c)
+    if w.table is not None:
+        reach = float(np.hypot(*(pp[-1] - back)))
+        if min(w.table.cushion_gaps(pp[0]).values(), default=np.inf) <= reach:
+            return False
+    sigma = float(np.hypot(noise_model(s)(post.speed), post.sigma_v * abs(t_c - float(tt.mean()))))
+    gap = float(np.hypot(*(back - anchor))) - 2 * radius
+    return gap > s.contact_gate_mm + 3.0 * sigma

@@ -50,6 +50,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
     last_stops: dict[int, Stop]
     calls: dict[tuple[int, int], Event | None]
     behind: set[int]  # ids of pending onsets judged with a group as its struck ball
+    wobbled: set[int]  # ids of onsets judged just now as a cover's drag, no cause of another
 
     if TYPE_CHECKING:  # provided by the other mixins (before this one in no MRO: declared for the checker)
 
@@ -110,8 +111,10 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             done.update(id(g) for g in group)
             if not self._judge_group(group, n, final):
                 held.extend(group)
-            else:
-                self.judged[[g.ball for g in group]] = [g.t for g in group]
+            else:  # a start that moved nothing is no cause of another
+                judged = [g for g in group if id(g) not in self.wobbled]
+                self.judged[[g.ball for g in judged]] = [g.t for g in judged]
+        self.wobbled.clear()
         if self.behind:  # struck balls judged with the group they pushed (`_struck_behind`)
             for o, _ in self.onsets:
                 if id(o) in self.behind:
@@ -250,13 +253,12 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
     def _judge_group(self, group: list[Onset], n: int, final: bool) -> bool:
         """Judge balls that started together; False to wait a little longer for a cause to show."""
         wobbles = [covered_wobble(self.hist, o, self.s, self.fps) for o in group]
-        if any(wb is None for wb in wobbles) and not final:
-            return False  # left its rest under a cover: wait for its first clear samples
-        for o, wb in zip(group, wobbles, strict=True):
-            if wb:  # found back on its place as soon as it was seen: the cover dragged its centre
+        if any(wb is None for wb in wobbles) and not final and not any(wb is False for wb in wobbles):
+            return False  # left their rest under a cover: wait for their first clear samples
+        if all(wobbles):  # found back on their places as soon as seen: the cover dragged their centres
+            for o in group:  # (a group with a start seen is judged whole: a ball of it may be the stroke's)
                 self.started[o.ball] = -np.inf
-        group = [o for o, wb in zip(group, wobbles, strict=True) if not wb]
-        if not group:
+                self.wobbled.add(id(o))
             return True
         caused = [self._caused(o, group) for o in group]
         if all(caused):
