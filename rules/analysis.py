@@ -68,6 +68,9 @@ class ShotFacts:
     ignored_contacts: list[Event] = field(default_factory=list)
     moved: set[str] = field(default_factory=set)
     review_notes: list[str] = field(default_factory=list)  # facts the referee should check
+    # whether the struck ball touched a ball at the stroke, decided on a gap within its review band: (that ball,
+    # the note); the engine keeps the note only if the shot judged the other way is decided otherwise (rules.doubts)
+    touch_doubts: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def contact(self) -> bool:
@@ -245,15 +248,15 @@ def analyse_shot(
     near = _near_touch(start, struck, first_object, positions, settings, table.spec.ball_diameter_mm)
     if near is not None:
         said = "touched" if first_object in touching else "did not touch"
-        facts.review_notes.append(f"{name(struck)} {said} ball {first_object} at the stroke {near}: a push if they "
-                                  "touched and the struck ball followed (1.19.2)")
+        facts.touch_doubts.append((str(first_object), f"{name(struck)} {said} ball {first_object} at the stroke "
+                                   f"{near}: a push if they touched and the struck ball followed (1.19.2)"))
     for i in sorted(ignored):  # played away from a ball it touched: no contact, if they did touch
         e = events[i]
         other = next(b for b in e.agents if b != struck)
         near = _near_touch(start, struck, other, positions, settings, table.spec.ball_diameter_mm)
         if near is not None:
-            facts.review_notes.append(f"{name(struck)} touched ball {other} at the stroke {near}: played away from "
-                                      "it, their contact counts as none only if they touched (1.19.2)")
+            facts.touch_doubts.append((other, f"{name(struck)} touched ball {other} at the stroke {near}: played away "
+                                       "from it, their contact counts as none only if they touched (1.19.2)"))
     if start.extra.get("striker_review"):  # vision could not tell which of two touching balls the cue struck
         facts.review_notes.append(f"struck ball {struck}? {start.extra['striker_review']} (1.4.1, 1.19.2)")
     _pots_and_jumps(facts, events, rec.post_events, end, moved, table)

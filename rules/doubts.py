@@ -79,8 +79,10 @@ class Counterfactual:
     decision? The second catches doubts that stand behind each other (a doubtful first contact whose removal
     makes a second doubtful contact the first). Memoised per event."""
 
-    def __init__(self, rec: ShotRecord, judge: Judge, base: ShotDecision, min_conf: float) -> None:
-        self.rec, self.judge, self.base, self.min_conf = rec, judge, base, min_conf
+    def __init__(self, rec: ShotRecord, judge: Judge, base: ShotDecision, min_conf: float, touch_tol: float) -> None:
+        self.rec, self.judge, self.base, self.min_conf, self.touch_tol = rec, judge, base, min_conf, touch_tol
+        self.touch_memo: dict[tuple[str, str], bool] = {}
+        self.touch_aside: list[tuple[str, ShotDecision]] = []  # touches read either way, decided the same
         self.memo: dict[int, bool] = {}
         self.set_aside: list[tuple[Event, ShotDecision]] = []  # doubts found not to matter, and the shot without each
         self.doubts = [e for e in [*rec.before_events, *rec.events, *rec.post_events]
@@ -100,6 +102,19 @@ class Counterfactual:
                     self.set_aside.append((e, alt))
         return self.memo[id(e)]
 
+    def touch_matters(self, other: str) -> bool:
+        """Does reading the struck ball's touch of `other` at the stroke the other way change the decision? Read
+        on vision's `touching` list (a log without one, judged from positions, is not weighed)."""
+        key = ("touch", other)
+        if key not in self.touch_memo:
+            start = self.rec.start
+            flipped = _flip_touch(start, start.ball or "C", other, self.touch_tol)
+            alt = None if flipped is None else self.judge(replace(self.rec, start=flipped))
+            self.touch_memo[key] = alt is None or alt != self.base
+            if alt is not None and alt == self.base:
+                self.touch_aside.append((other, alt))
+        return self.touch_memo[key]
+
     def notes(self) -> list[str]:
         """One line per doubt set aside, for the explanation; where the foul would be cited otherwise, how."""
         out = []
@@ -110,4 +125,28 @@ class Counterfactual:
                 line += (f" (the foul cited as {', '.join(sorted(alt.clauses))} instead of "
                          f"{', '.join(sorted(self.base.clauses))}, paid alike)")
             out.append(line)
+        struck = self.rec.start.ball or "C"
+        for other, alt in self.touch_aside:
+            line = (f"whether {struck} touched {other} at the stroke, a gap within its review band, does not change "
+                    "this verdict: judged the other way, the shot is decided the same")
+            if alt.clauses != self.base.clauses:
+                line += (f" (the foul cited as {', '.join(sorted(alt.clauses)) or 'none'} instead of "
+                         f"{', '.join(sorted(self.base.clauses))}, paid alike)")
+            out.append(line)
         return out
+
+
+def _flip_touch(start: Event, struck: str, other: str, tol: float) -> Event | None:
+    """The shot_start with the pair's touch read the other way: a touching gap put just past the tolerance, a
+    clear one to zero. None when vision gave no `touching` list (the rules then read positions)."""
+    if start.touching is None:
+        return None
+    items = [dict(it) for it in start.touching]
+    pair = {struck, other}
+    hit = [it for it in items if {str(b) for b in it.get("balls", ())} == pair]
+    if hit:
+        for it in hit:
+            it["gap_mm"] = tol + 1.0 if float(it.get("gap_mm", 0.0)) <= tol else 0.0
+    else:
+        items.append({"balls": [struck, other], "gap_mm": 0.0})
+    return replace(start, touching=tuple(items))

@@ -286,7 +286,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
         return decision(fx, fo, is_break, penalty_streak(st, fx, bool(fo), player))
 
     base = decision(facts, rep.fouls, is_break, penalty_streak(st, facts, bool(rep.fouls), player))
-    doubts = Counterfactual(rec, judge, base, cfg.review_confidence)
+    doubts = Counterfactual(rec, judge, base, cfg.review_confidence, cfg.touching_tol_mm)
     after = [Foul(str(r.get("clause")), str(r.get("reason") or "entered by the referee after the shot"),
                   after_shot=True, source="referee")
              for r in rec.after_fouls if str(r.get("clause")) not in NOT_A_FOUL]
@@ -378,7 +378,7 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
     )
     review = _start_review(build_review(facts, fouls, [*prep.review, *unnamed_review(
         rs, facts, rec.start, [n.ball for n in (prep.nomination, nomination_during) if n is not None],
-        cfg.review_confidence)], cfg, doubts.matters), rec, doubtful, cfg)
+        cfg.review_confidence)], cfg, doubts.matters, doubts.touch_matters), rec, doubtful, cfg)
     verdict = Verdict(
         shot=rec.number,
         frame=st.frame,

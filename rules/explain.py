@@ -15,10 +15,13 @@ from rules.verdict import Result, Review, event_ref
 
 
 def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], cfg: RulesSettings,
-                 matters: Callable[[Event], bool] | None = None) -> Review:
+                 matters: Callable[[Event], bool] | None = None,
+                 touch_matters: Callable[[str], bool] | None = None) -> Review:
     """Mark the verdict for the referee when it rests on a low-confidence event or a near-tolerance gap;
-    `matters` (rules.doubts): whether the decision changes without a doubtful event (None: always)."""
+    `matters` / `touch_matters` (rules.doubts): whether the decision changes without a doubtful event / with the
+    struck ball's touch of a ball at the stroke read the other way (None: always)."""
     reasons = [*extra, *facts.review_notes]
+    reasons += [note for other, note in facts.touch_doubts if touch_matters is None or touch_matters(other)]
     rests = list(facts.chain.rests_on)
     if facts.first_contact is not None:
         rests.insert(0, facts.first_contact)

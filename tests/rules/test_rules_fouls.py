@@ -167,10 +167,11 @@ def test_a_gap_with_its_sigma_widens_the_review_band(gap: float, sigma: float | 
 
 def test_playing_away_from_a_ball_touched_on_a_doubtful_gap_is_for_the_referee() -> None:
     """1.19.2: the touching ball is no contact when played away from; whether they touched rests on the gap, so a
-    measured 0.3 +- 1.25 mm is flagged (it was decided silently before)."""
+    measured -0.8 +- 1.25 mm is flagged (it was decided silently before): C ran on to two cushions, a legal shot
+    (2a) if C-7 was a contact, 1.5.3 if they touched."""
     positions = {"C": (-500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}
     end = {"C": (-1500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}
-    steps = [("contact", "C", "7"), ("cushion", "C", "front")]
+    steps = [("contact", "C", "7"), ("cushion", "C", "front"), ("cushion", "C", "left_front")]
     for sigma, review in ((1.25, True), (None, False)):
         item: dict = {"balls": ["C", "7"], "gap_mm": -0.8}
         if sigma is not None:
@@ -178,6 +179,19 @@ def test_playing_away_from_a_ball_touched_on_a_doubtful_gap_is_for_the_referee()
         v = one(play_rows("russian71", steps, touching=[item], positions=positions, end_positions=end))
         assert clauses(v) == ["1.5.3"]
         assert any("played away" in r and "1.19.2" in r for r in v.review.reasons) is review
+
+
+def test_a_doubtful_touch_that_decides_nothing_is_set_aside() -> None:
+    """The same stroke with C off one cushion only: 1.5.3 if they touched, 1.20 if not, a foul paid alike either
+    way: the gap decides nothing, so the verdict is not flagged and the explanation says why (rules.doubts)."""
+    positions = {"C": (-500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}
+    end = {"C": (-1500.0, 0.0), "7": (-500.0, 68.0), "3": (900.0, 100.0)}
+    item = {"balls": ["C", "7"], "gap_mm": -0.8, "gap_sigma_mm": 1.25}
+    v = one(play_rows("russian71", [("contact", "C", "7"), ("cushion", "C", "front")], touching=[item],
+                      positions=positions, end_positions=end))
+    assert clauses(v) == ["1.5.3"] and not v.review.flag, v.review.reasons
+    text = v.explanation.lower()
+    assert "whether c touched 7 at the stroke" in text and "1.20 instead of 1.5.3" in text, v.explanation
 
 
 def test_playing_away_from_a_touching_ball_is_no_contact() -> None:
