@@ -117,18 +117,14 @@ class Counterfactual:
 
     def notes(self) -> list[str]:
         """One line per doubt set aside, for the explanation; where the foul would be cited otherwise, how."""
-        out = []
-        for e, alt in self.set_aside:
-            line = (f"vision's doubt about {e.type} {'-'.join(e.agents)} at t={e.t:.3f} s does not change this "
-                    "verdict: judged without it, the shot is decided the same")
-            if alt.clauses != self.base.clauses:
-                line += (f" (the foul cited as {', '.join(sorted(alt.clauses))} instead of "
-                         f"{', '.join(sorted(self.base.clauses))}, paid alike)")
-            out.append(line)
         struck = self.rec.start.ball or "C"
-        for other, alt in self.touch_aside:
-            line = (f"whether {struck} touched {other} at the stroke, a gap within its review band, does not change "
-                    "this verdict: judged the other way, the shot is decided the same")
+        said = [(f"vision's doubt about {e.type} {'-'.join(e.agents)} at t={e.t:.3f} s", "without it", alt)
+                for e, alt in self.set_aside]
+        said += [(f"whether {struck} touched {other} at the stroke, a gap within its review band", "the other way", alt)
+                 for other, alt in self.touch_aside]
+        out = []
+        for what, how, alt in said:
+            line = f"{what} does not change this verdict: judged {how}, the shot is decided the same"
             if alt.clauses != self.base.clauses:
                 line += (f" (the foul cited as {', '.join(sorted(alt.clauses)) or 'none'} instead of "
                          f"{', '.join(sorted(self.base.clauses))}, paid alike)")
