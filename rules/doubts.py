@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from rules.analysis import ShotFacts
-from rules.events import Event
+from rules.events import Event, doubtful, id_confidence, unnamed_of
 from rules.fouls import Foul
 from rules.records import ShotRecord
 
@@ -49,18 +49,12 @@ def decision(facts: ShotFacts, fouls: list[Foul], is_break: bool, streak: dict[s
                         facts.struck, tuple(sorted(streak.items())), clauses)
 
 
-def doubtful(e: Event, min_conf: float) -> bool:
-    """Reported below the review confidence, or marked for review by vision."""
-    return e.confidence < min_conf or bool(e.extra.get("review"))
-
-
 def doubt_of_existence(e: Event, min_id: float) -> bool:
     """Whether the event's doubt is only whether it happened, not which ball it was or when: no rival striker
     (`rival`, schema 1.9), no swap risk at or below `min_id` (`id_confidence`, 1.8), no unnamed ball (1.7), no
     time the service had to repair (`repaired`: vision gave an impossible one)."""
-    idc = e.extra.get("id_confidence")
-    swap = isinstance(idc, int | float) and float(idc) <= min_id
-    return not e.extra.get("rival") and not swap and not e.extra.get("unnamed") and not e.extra.get("repaired")
+    swap = id_confidence(e) <= min_id
+    return not e.extra.get("rival") and not swap and not unnamed_of(e) and not e.extra.get("repaired")
 
 
 def without(rec: ShotRecord, gone: list[Event]) -> ShotRecord:

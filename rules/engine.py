@@ -16,7 +16,7 @@ from rules.corrections import corrected
 from rules.doubts import Counterfactual, ShotDecision, decision
 from rules.events import ASSERTED, Event, ball_confidence, start_confidence
 from rules.explain import build_review, explanation, unnamed_review
-from rules.fouls import NOT_A_FOUL, Foul, detect_fouls
+from rules.fouls import NOT_A_FOUL, Foul, FoulReport, detect_fouls
 from rules.frames import DEFAULT_PLAYERS, apply_state_line, initial_state, next_frame, state_from_header
 from rules.games import RULE_SETS, Outcome, RuleSet, ShotInput, score_shot
 from rules.inputs import InputType, LogItem, RefereeInput
@@ -273,29 +273,29 @@ def play_shot(st: MatchState, rec: ShotRecord, table: Table, cfg: RulesSettings,
               for r in [*referee, *rec.after_fouls] if opponents(r, opp)]
     referee = [r for r in referee if not opponents(r, opp)]
     rec = replace(rec, after_fouls=[r for r in rec.after_fouls if not opponents(r, opp)])
-    rep = detect_fouls(facts, rs, table, is_break=is_break, hand=st.hand,
-                       require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans), referee=referee,
-                       clock_overrun=overrun)
+
+    def report(fx: ShotFacts) -> FoulReport:
+        return detect_fouls(fx, rs, table, is_break=is_break, hand=st.hand,
+                            require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans), referee=referee,
+                            clock_overrun=overrun)
+
+    def decided(fx: ShotFacts, fo: list[Foul]) -> ShotDecision:
+        return decision(fx, fo, is_break, penalty_streak(st, fx, bool(fo), player))
 
     def judge(r: ShotRecord) -> ShotDecision:  # the same shot on other events (rules.doubts)
         fx = analyse_shot(r, state_pos, prep.declared, cfg, table)
         _drop_unknown_balls(st, fx, [])
-        fo = detect_fouls(fx, rs, table, is_break=is_break, hand=st.hand,
-                          require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans), referee=referee,
-                          clock_overrun=overrun).fouls
-        return decision(fx, fo, is_break, penalty_streak(st, fx, bool(fo), player))
+        return decided(fx, report(fx).fouls)
 
-    base = decision(facts, rep.fouls, is_break, penalty_streak(st, facts, bool(rep.fouls), player))
+    rep = report(facts)
+    base = decided(facts, rep.fouls)
     doubts = Counterfactual(rec, judge, base, cfg.review_confidence, cfg.touching_tol_mm)
     after = [Foul(str(r.get("clause")), str(r.get("reason") or "entered by the referee after the shot"),
                   after_shot=True, source="referee")
              for r in rec.after_fouls if str(r.get("clause")) not in NOT_A_FOUL]
     original_fouls = list(rep.fouls)
     if corrections:  # what the uncorrected events would have given, for the record
-        facts0 = analyse_shot(original_rec, state_pos, prep.declared, cfg, table)
-        original_fouls = detect_fouls(facts0, rs, table, is_break=is_break, hand=st.hand,
-                                      require_1_20=not (st.game is Game.RUSSIAN71 and st.veterans),
-                                      referee=referee, clock_overrun=overrun).fouls
+        original_fouls = report(analyse_shot(original_rec, state_pos, prep.declared, cfg, table)).fouls
     fouls, after, override, replay, as_nominated = _apply_overrides(rec, list(rep.fouls), after, original_fouls,
                                                                     corrections)
     readings = list(rep.readings)

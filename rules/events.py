@@ -174,6 +174,23 @@ def ball_confidence(e: Event) -> float:
     return _unit(e.extra.get("ball_confidence"), e.confidence)
 
 
+def id_confidence(e: Event) -> float:
+    """The writer's identity confidence of the event's balls (1.8 `id_confidence`: the risk that a track took
+    another ball's detections, not folded into `confidence`), else 1."""
+    return _unit(e.extra.get("id_confidence"), 1.0)
+
+
+def unnamed_of(e: Event) -> list[str]:
+    """The ids an event marks `unnamed` (1.7), else none."""
+    v = e.extra.get("unnamed")
+    return [str(b) for b in v] if isinstance(v, list) else []
+
+
+def doubtful(e: Event, min_conf: float) -> bool:
+    """Reported below `min_conf` (the rules' review confidence), or marked for review by the writer."""
+    return e.confidence < min_conf or bool(e.extra.get("review"))
+
+
 def opens_shot(e: Event) -> bool:
     """A shot_start that asserts a stroke. One whose existence is doubtful must not end the running shot."""
     return e.type is EventType.SHOT_START and start_confidence(e) >= ASSERTED

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from rules.analysis import Restored, ShotFacts
 from rules.chain import name
-from rules.events import Event
+from rules.events import Event, doubtful, id_confidence, unnamed_of
 from rules.fouls import Foul, FoulReport
 from rules.games import Outcome, RuleSet
 from rules.settings import RulesSettings
@@ -34,8 +34,7 @@ def build_review(facts: ShotFacts, fouls: Sequence[Foul], extra: Sequence[str], 
         if id(e) in seen:
             continue
         seen.add(id(e))
-        doubtful = e.confidence < cfg.review_confidence or bool(e.extra.get("review"))
-        if doubtful and matters is not None and not matters(e):
+        if doubtful(e, cfg.review_confidence) and matters is not None and not matters(e):
             continue
         if e.confidence < cfg.review_confidence:
             reasons.append(f"{e.type} {'-'.join(e.agents)} at t={e.t:.3f} s has confidence {e.confidence:.2f}")
@@ -81,27 +80,14 @@ def unnamed_review(
            f"rest on it ({rs.clauses.get('pot', '')})".replace(" ()", "")
            for p in facts.potted if p.ball in unnamed_of(p.event)]
     out += [f"{name(p.ball)} potted: its track may have swapped with another ball's (identity confidence "
-            f"{id_confidence_of(p.event):.2f}), and the points rest on which ball it was "
+            f"{id_confidence(p.event):.2f}), and the points rest on which ball it was "
             f"({rs.clauses.get('pot', '')})".replace(" ()", "")
-            for p in facts.potted if p.ball not in unnamed_of(p.event) and id_confidence_of(p.event) < min_id]
+            for p in facts.potted if p.ball not in unnamed_of(p.event) and id_confidence(p.event) < min_id]
     start_unnamed = set(unnamed_of(start))
     for b in dict.fromkeys(x for x in nominated if x):
         if b in start_unnamed:
             out.append(f"the nominated {name(b)}: vision could not read which ball carries that number")
     return out
-
-
-def id_confidence_of(e: Event) -> float:
-    """The writer's identity confidence of the event's balls (extra `id_confidence`, schema 1.8: the risk that a
-    track took another ball's detections, no longer folded into `confidence`), else 1."""
-    v = e.extra.get("id_confidence")
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 1.0
-
-
-def unnamed_of(e: Event) -> list[str]:
-    """The ids an event marks `unnamed` (schema 1.7), else none."""
-    v = e.extra.get("unnamed")
-    return [str(b) for b in v] if isinstance(v, list) else []
 
 
 def _restored_once(facts: ShotFacts) -> list[Restored]:

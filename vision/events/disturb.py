@@ -45,11 +45,19 @@ def launched_covered(hist: History, o: Onset, fps: float) -> bool | None:
     judged on where the ball rests. None while every sample so far is covered but the launch is not yet all held."""
     n = frames(LAUNCH_SEEN_S, fps, 2)
     after = hist.idx(o.n_first, min(hist.newest, o.n_first + n - 1))
-    hidden = hist.state[after, o.ball] == BallState.HIDDEN
-    weak = hist.valid[after, o.ball] & (hist.conf[after, o.ball] < COVERED_CONF)
-    if not bool(np.all(hidden | weak)):
+    if not bool(np.all(_covered(hist, after, o.ball))):
         return False
     return True if len(after) >= n else None
+
+
+def _clear(hist: History, k: np.ndarray, b: int) -> np.ndarray:
+    """Per sample counter in k: ball b seen clear (valid, not held hidden, read at `COVERED_CONF` or above)."""
+    return hist.valid[k, b] & (hist.conf[k, b] >= COVERED_CONF) & (hist.state[k, b] != BallState.HIDDEN)
+
+
+def _covered(hist: History, k: np.ndarray, b: int) -> np.ndarray:
+    """Per sample counter in k: ball b under a cover (held hidden, or read weakly); neither clear nor lost."""
+    return (hist.state[k, b] == BallState.HIDDEN) | (hist.valid[k, b] & (hist.conf[k, b] < COVERED_CONF))
 
 
 def covered_wobble(hist: History, o: Onset, s: EventSettings, fps: float) -> bool | None:
@@ -64,29 +72,25 @@ def covered_wobble(hist: History, o: Onset, s: EventSettings, fps: float) -> boo
     k = hist.idx(o.n_first, hist.newest)
     if len(k) == 0:
         return None
-    hidden = hist.state[k, b] == BallState.HIDDEN
-    clear = hist.valid[k, b] & (hist.conf[k, b] >= COVERED_CONF) & ~hidden
-    covered = hidden | (hist.valid[k, b] & ~clear)
+    clear = _clear(hist, k, b)
     first = int(np.argmax(clear)) if bool(clear.any()) else len(k)
-    if first == 0 or not bool(covered[:first].all()):
+    if first == 0 or not bool(_covered(hist, k[:first], b).all()):
         return False  # seen leaving, or lost (potted, taken off) rather than covered: judged as any start
     if first == len(k):
         # still covered: wait, within the history the start is judged on
         return None if hist.time(hist.newest) - o.t < SETTLE_WAIT_S else False
     need = frames(0.5 * s.rest_window_s, fps, 3)
-    run = k[int(np.argmax(clear)):][:need]
-    if len(run) < need:
+    if len(k) - first < need:
         return None
-    ok = hist.valid[run, b] & (hist.conf[run, b] >= COVERED_CONF) & (hist.state[run, b] != BallState.HIDDEN)
-    if not bool(ok.all()):
+    if not bool(clear[first : first + need].all()):
         return False
+    run = k[first : first + need]
     # its place: the rest it left, or where it was last seen clear before (a rest the tracker settled on under the
     # cover is the cover's: seed-163 hanging_ball_drops_later, 12 read 10 mm off for half a second under an arm,
     # "rested" there, then "left" back onto its place; a 1.17 on a legal shot)
     homes = [o.anchor]
     before = hist.idx(hist.oldest, o.n_first - 1)
-    seen = before[hist.valid[before, b] & (hist.conf[before, b] >= COVERED_CONF)
-                  & (hist.state[before, b] != BallState.HIDDEN)]
+    seen = before[_clear(hist, before, b)]
     if len(seen):
         homes.append(hist.xy[seen[-1], b])
     return any(bool(np.all(np.hypot(*(hist.xy[run, b] - h).T) <= s.rest_radius_mm)) for h in homes)

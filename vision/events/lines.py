@@ -287,6 +287,5 @@ class LineWatcher:
         return bool(speed[k] > (near.max() if len(near) else 0.0) + JUMP_EXCESS_MM_S)
 
 
-
 def _to(side: int) -> Direction:
     return Direction.REAR if side > 0 else Direction.FRONT
