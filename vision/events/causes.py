@@ -150,7 +150,11 @@ class CauseLogic(DetectorCore):
             recent = min(abs(self.last_hit[a] - t), abs(self.judged[a] - t)) <= s.cause_window_s
             # one that left its rest in the same frame as this one: a cause only if it ran at this ball
             ran_at = abs(self.started[a] - t) <= s.cause_window_s and self._ran_at(a, o, frame_way=True)
-            active = self.motion.anchor_at(a, t) is None or recent or ran_at
+            # one running a frame before this start and at rest from it on ran in and stopped against it (a stun
+            # hit: seed-163 frame_free, C struck late in a frame into 6 and dead on it a frame later); a creep or a
+            # covered ball's drift is no run (seed-157 frame_dynamic: 14 and 15 found again beside each other)
+            ran_in = self._ran_in(a, t)
+            active = self.motion.anchor_at(a, t) is None or ran_in or recent or ran_at
             if active and gap <= s.cause_gap_mm + speed / self.fps:
                 caused = True
                 if self._contact_from_start(a, o):
@@ -159,8 +163,10 @@ class CauseLogic(DetectorCore):
                     # o's way off its rest may be turned inside the first frame (a cushion a few mm off: seed-53
                     # frame_russian71, C into 11 by the rear cushion), so it need not point back at a; a sample
                     # of a inside touching distance of o's rest still proves the hit, when o rested alone (in a
-                    # pack the centres of neighbours merge and overlap, and the pack's solve owns its contacts)
-                    if not self._contact_by_line(a, o) and gap <= 0.0 and self._alone(o, a):
+                    # pack the centres of neighbours merge and overlap, and the pack's solve owns its contacts), or
+                    # when a ran in from outside the pack and stopped on it (`ran_in`: no neighbour's centre)
+                    overlap_ok = self._alone(o, a) or (ran_in and self._from_outside(a, o))
+                    if not self._contact_by_line(a, o) and gap <= 0.0 and overlap_ok:
                         self._contact_by_overlap(a, o, gap)
                     continue
                 # a ball at rest apart from this one, seen to start after it, ran in: it is taken as the cause,
@@ -172,6 +178,24 @@ class CauseLogic(DetectorCore):
                 else:
                     self._contact_by_line(a, o)
         return caused
+
+    def _ran_in(self, a: int, t: float) -> bool:
+        """Was ball a at rest at t after a run: moving a frame before, its last step in more than `onset_mm`?"""
+        rest = self.motion.anchor_at(a, t)
+        if rest is None or self.motion.anchor_at(a, t - 1.0 / self.fps) is not None:
+            return False
+        if t - self.jumps.get(a, -np.inf) <= RESUME_S:
+            return False
+        c = self.hist.counter_at(t)
+        tk, xy = self.hist.track(a, c - 1, c - 1)
+        return len(tk) == 1 and float(np.hypot(*(xy[0] - rest))) > self.s.onset_mm
+
+    def _from_outside(self, a: int, o: Onset) -> bool:
+        """Was ball a, two frames before o's start, clear of o's rest (beyond `cause_gap_mm`): no neighbour of
+        it in a pack, whose centre may merge with it, but a ball that ran in?"""
+        c = self.hist.counter_at(o.t) - 2
+        tk, xy = self.hist.track(a, c, c)
+        return len(tk) == 1 and self.table.ball_gap(xy[0], o.anchor) > self.s.cause_gap_mm
 
     def _alone(self, o: Onset, a: int) -> bool:
         """Did o's ball rest apart from every ball but a (none at rest within `cause_gap_mm` of it)?"""

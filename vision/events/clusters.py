@@ -385,12 +385,16 @@ class ClusterLogic:
             if self.table.ball_gap(anchors[x], anchors[y]) <= s.cause_gap_mm
         ]
         for x in range(len(self.ids)):  # strikers: moving balls at the pack at the impact
-            if x in members or x in anchors or self.motion.status(x) is Motion.GONE:
+            if x in members or self.motion.status(x) is Motion.GONE:
+                continue
+            if x in anchors:
+                self._struck_late(x, members, anchors, t_src, pos, edges)
                 continue
             t_pre, xy_pre = h.track(x, c_src - self.W, c_src)
             t_post, xy_post = h.track(x, c_src + 1, c_hi)
             f_pre, f_post = fit_line(t_pre, xy_pre, nm), fit_line(t_post, xy_post, nm)
             if f_pre is None or f_post is None:
+                self._struck_late(x, members, anchors, t_src, pos, edges)
                 continue
             # where its incoming line first reaches a ball of the pack (t_src may be a frame off: from starts)
             ts = np.linspace(t_src - 2 * dt, t_src + 2 * dt, 81)
@@ -399,11 +403,11 @@ class ClusterLogic:
                 (int(np.argmax(ok)), y) for y in members
                 if (ok := np.hypot(*(line - anchors[y]).T) - 2 * self.R <= s.touch_tol_mm).any()
             ]
-            if not first:
-                continue
-            p = line[min(first)[0]]
-            near = [y for y in members if self.table.ball_gap(p, anchors[y]) <= s.touch_tol_mm]
-            if near:
+            p = line[min(first)[0]] if first else None
+            near = [y for y in members if p is not None and self.table.ball_gap(p, anchors[y]) <= s.touch_tol_mm]
+            if p is None or not near:
+                self._struck_late(x, members, anchors, t_src, pos, edges)
+            else:
                 pos[x] = p
                 dv[x] = (f_post.v - f_pre.v, float(np.hypot(f_pre.sigma_v, f_post.sigma_v)))
                 edges.extend((x, y) for y in near)
@@ -454,6 +458,27 @@ class ClusterLogic:
             balls = (self.ids[x], self.ids[y])
             self._emit(Event(EventType.BALL_CONTACT, t_src, 0, round(conf, 4), balls=balls, extra=extra))
         return proven
+
+    def _struck_late(self, x: int, members: set[int], anchors: dict[int, np.ndarray], t_src: float,
+                     pos: dict[int, np.ndarray], edges: list[Edge]) -> None:
+        """A ball outside the pack whose incoming line does not reach it, with a contact already proven on a member
+        about then: struck within a frame or two of its hit (seed-163 frame_free: C struck late in a frame into 6,
+        dead on it the next), it has no incoming line to read its impulse from. It joins the solve as a striker
+        where its track met the member, its impulse left free (no velocity change given)."""
+        w = 2 * self.s.cause_window_s
+        hit = [y for y in members if abs(self.last_pair.get((min(x, y), max(x, y)), -np.inf) - t_src) <= w]
+        if not hit or (x in anchors and self.table.ball_gap(anchors[x], anchors[hit[0]]) <= self.s.cause_gap_mm):
+            return
+        c = self.hist.counter_at(t_src)
+        t, xy = self.hist.track(x, c, c + 2)
+        if len(t) == 0:
+            return
+        gaps = [min(self.table.ball_gap(p, anchors[y]) for y in hit) for p in xy]
+        k = int(np.argmin(gaps))
+        if gaps[k] > self.s.cause_gap_mm:
+            return
+        pos[x] = xy[k]
+        edges.extend((x, y) for y in hit)
 
     @staticmethod
     def _depth(parent: dict[int, int], x: int) -> int:
