@@ -201,3 +201,13 @@ def test_a_ball_on_a_corner_lip_hit_and_lost_at_once_was_potted_for_review() -> 
     pots = [e for e in _events("ball_on_a_corner_lip_hit_and_lost_into_it_30fps.npz") if e.type is EventType.POT]
     assert [(e.ball, e.pocket) for e in pots] == [("11", "rear_right")]
     assert abs(pots[0].t - 89.210) <= 0.1 and pots[0].extra.get("review")
+
+
+def test_a_slow_stroke_judged_after_its_ball_stopped_on_another_ends_after_that_contact() -> None:
+    # seed-167 frame_russian71 138.4-140.8 s: C, struck at 200 mm/s, rolled into 8, frozen to the left rear
+    # cushion, and stopped on it before the stroke was judged (truth: C-8 at 139.549 s). The shot ended at the
+    # judgement, dated before the contact, so C hit nothing in its shot (1.5.3 for 1.20)
+    events = _events("slow_stroke_into_a_frozen_ball_judged_after_it_stopped_30fps.npz", 30.0)
+    end = next(e for e in events if e.type is EventType.SHOT_END)
+    hit = next(e for e in events if e.type is EventType.BALL_CONTACT)
+    assert set(hit.balls or ()) == {"C", "8"} and hit.t < end.t

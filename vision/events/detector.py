@@ -360,6 +360,14 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         if self.phase is ShotPhase.RUNNING and ev.type is not EventType.SHOT_END:
             self.last_stop = max(self.last_stop, ev.t)
             self.last_event_t = max(self.last_event_t, ev.t)
+        if ev.type is EventType.SHOT_START and not ev.extra.get("early"):
+            # the shot opens when its stroke is judged, which can be after its balls met and stopped (a slow
+            # stroke waits for its run): what was found and what stopped since the stroke belongs to it, or the
+            # shot ends before its own contact (seed-167 frame_russian71: C rolled into 8 and stopped on it)
+            since = [e.t for e in self.out if e.t >= ev.t and e.type is not EventType.SHOT_END]
+            stops = [t_stop for t_stop, _ in self.stop_rec.values() if t_stop >= ev.t]
+            self.last_stop = max([self.last_stop, *since, *stops])
+            self.last_event_t = max([self.last_event_t, *since])
 
     def _kink(self, b: int, t: float) -> None:
         self.kinks[b] = [*[k for k in self.kinks.get(b, []) if k > self.now - 1.0], t]
