@@ -128,6 +128,14 @@ def test_a_cue_ball_struck_late_in_a_frame_into_a_pack_and_dead_on_it_hit_it_and
     assert {frozenset({"6", "15"}), frozenset({"6", "8"})} <= pairs  # the pack's solve, with C's impulse left free
 
 
+def test_a_cue_ball_into_a_pack_whose_far_ball_was_seen_to_start_first_hit_the_pack_first() -> None:
+    # seed-163 frame_russian71 13.4-15.6 s: the same stroke as frame_free (truth: C-6 at 14.654 s), but 14, two
+    # balls on, was seen to start before 6; the pack's solve on 14's start explained 6's, so C, dead on 6, was
+    # never asked, and the shot's first contact was 3-14
+    hits = _contacts("cue_ball_into_a_pack_whose_far_ball_was_seen_to_start_first_30fps.npz", 30.0)
+    assert set(hits[0].balls or ()) == {"C", "6"} and abs(hits[0].t - 14.654) * 30.0 <= 2.0
+
+
 def test_balls_found_again_beside_each_other_at_a_stroke_did_not_hit_each_other() -> None:
     # seed-157 frame_dynamic 44.5-46.5 s: 14 and 15, covered, are found again a few mm apart as C is struck at
     # the other end of the table; 14's drift onto its place is no run into 15 that stopped on it

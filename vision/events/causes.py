@@ -126,6 +126,7 @@ class CauseLogic(DetectorCore):
             # a contact with a ball at rest apart from it that started after it explains nothing unless that
             # ball ran into it (else this ball is the striker)
             if b in (x, y) and t - back <= tc <= t + s.cause_window_s and not own_hit and self._ran_at(other, o):
+                self._stopped_on(o, group)
                 return True
         members = {g.ball for g in group}
         caused = False
@@ -179,16 +180,32 @@ class CauseLogic(DetectorCore):
                     self._contact_by_line(a, o)
         return caused
 
+    def _stopped_on(self, o: Onset, group: list[Onset]) -> None:
+        """A start already explained by a contact inside its pack (the pack's solve ran on a neighbour's earlier
+        start) may still have been set off from outside: a ball that ran in and stopped on it as it started, its
+        sample within touching distance, hit it (seed-163 frame_russian71: C into 6 as in frame_free, but 14, two
+        balls on, was seen to start first and the pack's contacts explained 6)."""
+        members = {g.ball for g in group}
+        c = self.hist.counter_at(o.t)
+        for a in range(len(self.ids)):
+            if a in members or not self._ran_in(a, o.t) or not self._from_outside(a, o):
+                continue
+            key = (min(a, o.ball), max(a, o.ball))
+            if abs(o.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
+                continue
+            tk, xy = self.hist.track(a, c - 1, c + 1)
+            gap = float(np.min(np.hypot(*(xy - o.anchor).T))) - 2 * self.R if len(tk) else np.inf
+            if gap <= 0.0:
+                self._contact_by_overlap(a, o, gap)
+
     def _ran_in(self, a: int, t: float) -> bool:
-        """Was ball a at rest at t after a run: moving a frame before, its last step in more than `onset_mm`?"""
-        rest = self.motion.anchor_at(a, t)
-        if rest is None or self.motion.anchor_at(a, t - 1.0 / self.fps) is not None:
-            return False
-        if t - self.jumps.get(a, -np.inf) <= RESUME_S:
+        """Did ball a run into the frame of t: moving a frame before, its last step in more than `onset_mm` (a
+        creep or a covered ball's drift is no run; a jump of its tracked centre neither)?"""
+        if self.motion.anchor_at(a, t - 1.0 / self.fps) is not None or t - self.jumps.get(a, -np.inf) <= RESUME_S:
             return False
         c = self.hist.counter_at(t)
-        tk, xy = self.hist.track(a, c - 1, c - 1)
-        return len(tk) == 1 and float(np.hypot(*(xy[0] - rest))) > self.s.onset_mm
+        tk, xy = self.hist.track(a, c - 1, c)
+        return len(tk) == 2 and float(np.hypot(*(xy[1] - xy[0]))) > self.s.onset_mm
 
     def _from_outside(self, a: int, o: Onset) -> bool:
         """Was ball a, two frames before o's start, clear of o's rest (beyond `cause_gap_mm`): no neighbour of
