@@ -18,7 +18,7 @@ from rules.engine import judge_log
 from rules.events import Event, EventType
 from rules.inputs import parse_log
 from vision.events import EventSettings, detect_events
-from vision.events.shots import StrikerCall, call_striker
+from vision.events.shots import StrikerCall, call_striker, until_jump
 
 TABLE = Table.load()
 R = TABLE.ball_radius
@@ -158,3 +158,14 @@ def test_push_reaches_a_verdict_citing_1_19(game: str, striker: str, obj: str, h
     v = verdicts[0]
     assert [f.clause for f in v.fouls] == ["1.19"], v.explanation
     assert "1.19" in v.explanation
+
+
+def test_a_track_is_read_up_to_its_first_jump() -> None:
+    # a ball pushed into a pocket at 0.4 m/s whose track then jumps 310 mm back onto the cue tip: its travel ends
+    # where it was last itself; a ball struck hard from rest (its first step as fast as its run) is no jump
+    t = np.array([1.0, 1.033, 1.067, 1.1])
+    xy = np.array([[12.7, 9.1], [-245.0, -170.0], [-246.4, -170.4], [-247.8, -170.7]])
+    kept_t, kept = until_jump(t, xy, np.zeros(2), 0.967, 68.0)
+    assert len(kept_t) == 1 and np.allclose(kept[0], [12.7, 9.1])
+    run = np.array([[100.0, 0.0], [198.0, 0.0], [294.0, 0.0], [388.0, 0.0]])
+    assert len(until_jump(t, run, np.zeros(2), 0.967, 68.0)[0]) == 4

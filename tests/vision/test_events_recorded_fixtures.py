@@ -211,3 +211,11 @@ def test_a_slow_stroke_judged_after_its_ball_stopped_on_another_ends_after_that_
     end = next(e for e in events if e.type is EventType.SHOT_END)
     hit = next(e for e in events if e.type is EventType.BALL_CONTACT)
     assert set(hit.balls or ()) == {"C", "8"} and hit.t < end.t
+
+
+def test_a_cue_ball_pushing_a_touching_ball_into_a_pocket_is_the_struck_one_though_that_track_jumps_away() -> None:
+    # seed-163 frame_dynamic 135.2-137.6 s: C, touching 10 by the rear left pocket, struck with follow (truth:
+    # shot of C at 136.427 s); 10 dropped within the frame and its track jumped 310 mm back onto the cue. The
+    # jump, read as 10's travel, turned the pair's momentum round: 10 was called struck (1.4.2)
+    events = _events("pushed_ball_potted_at_once_its_track_jumping_to_the_cue_30fps.npz", 30.0)
+    assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"]

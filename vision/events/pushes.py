@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events.history import History
 from vision.events.motion import MotionTracker, Onset
 from vision.events.settings import EventSettings
-from vision.events.shots import StrikerCall, call_striker, end_point, push_geometry, start_record
+from vision.events.shots import StrikerCall, call_striker, end_point, push_geometry, start_record, until_jump
 
 _PROVEN = 0.9  # a contact proven by the start of a ball at rest along the line of centres (docs/event-schema.md)
 _FLAGGED = 0.7  # the cap on an asserted event that the referee should check
@@ -24,6 +25,7 @@ Push = tuple[Event, Onset, dict[str, Any], float]
 
 class PushLogic:
     s: EventSettings
+    table: Table
     hist: History
     motion: MotionTracker
     ids: tuple[str, ...]
@@ -58,7 +60,8 @@ class PushLogic:
         anchors = {o.ball: np.asarray(o.anchor, dtype=float), obj: np.asarray(info["anchor"], dtype=float)}
         h = self.hist
         n0 = h.counter_at(ev.t) + 1  # the first frame after the stroke (the struck ball may start late)
-        tracks = {b: h.track(b, n0, h.newest) for b in anchors}
+        reach = 2.0 * self.table.ball_radius
+        tracks = {b: until_jump(*h.track(b, n0, h.newest), anchors[b], h.time(n0 - 1), reach) for b in anchors}
         ends = {b: (*end_point(*tracks[b], anchors[b], t_end, self.s), anchors[b], tracks[b]) for b in anchors}
         moved = self.motion.anchor_at(obj, min(t_end, self.now)) is None
         (ea, sa, *_), (eb, sb, *_) = ends[o.ball], ends[obj]
