@@ -219,3 +219,14 @@ def test_a_cue_ball_pushing_a_touching_ball_into_a_pocket_is_the_struck_one_thou
     # jump, read as 10's travel, turned the pair's momentum round: 10 was called struck (1.4.2)
     events = _events("pushed_ball_potted_at_once_its_track_jumping_to_the_cue_30fps.npz", 30.0)
     assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"]
+
+
+def test_a_ball_hit_from_rest_into_a_corner_mouth_touched_both_noses_it_rattled_between() -> None:
+    # seed-163 frame_russian71 126.0-128.2 s: 14, resting 8 mm off the left cushion and 21 mm off the rear one by
+    # the rear left pocket, hit by C at 3 m/s along the rear (truth: rear at 127.159 s, left_rear at 127.164 s,
+    # rear again at 127.173 s). Its run had a grazing part into the nearer left nose, so no touch was sought, and
+    # the rear one, reached first, was never asked: no touch, a 1.20 foul for a legal shot
+    touches = [e for e in _events("ball_hit_from_rest_into_a_corner_mouth_rattles_out_30fps.npz", 30.0)
+               if e.type is EventType.CUSHION and e.ball == "14" and e.confidence >= 0.5]
+    assert {e.cushion for e in touches} == {"rear", "left_rear"}
+    assert all(abs(e.t - 127.164) * 30.0 <= 1.0 for e in touches)

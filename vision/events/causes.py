@@ -151,7 +151,7 @@ class CauseLogic(DetectorCore):
             recent = min(abs(self.last_hit[a] - t), abs(self.judged[a] - t)) <= s.cause_window_s
             # one that left its rest in the same frame as this one: a cause only if it ran at this ball
             ran_at = abs(self.started[a] - t) <= s.cause_window_s and self._ran_at(a, o, frame_way=True)
-            # one running a frame before this start and at rest from it on ran in and stopped against it (a stun
+            # one running into the frame of this start and stopped there ran in and stopped against it (a stun
             # hit: seed-163 frame_free, C struck late in a frame into 6 and dead on it a frame later); a creep or a
             # covered ball's drift is no run (seed-157 frame_dynamic: 14 and 15 found again beside each other)
             ran_in = self._ran_in(a, t)
@@ -188,7 +188,9 @@ class CauseLogic(DetectorCore):
         members = {g.ball for g in group}
         c = self.hist.counter_at(o.t)
         for a in range(len(self.ids)):
-            if a in members or not self._ran_in(a, o.t) or not self._from_outside(a, o):
+            if a in members or self.motion.status(a) is Motion.GONE:
+                continue
+            if not self._ran_in(a, o.t) or not self._from_outside(a, o):
                 continue
             key = (min(a, o.ball), max(a, o.ball))
             if abs(o.t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
@@ -199,13 +201,17 @@ class CauseLogic(DetectorCore):
                 self._contact_by_overlap(a, o, gap)
 
     def _ran_in(self, a: int, t: float) -> bool:
-        """Did ball a run into the frame of t: moving a frame before, its last step in more than `onset_mm` (a
-        creep or a covered ball's drift is no run; a jump of its tracked centre neither)?"""
+        """Did ball a run into the frame of t and stop there: moving a frame before, its last step in more than
+        `onset_mm`, its next one less than half that (a creep or a covered ball's drift is no run, a jump of its
+        tracked centre neither, and a ball running on through a place just left hit nothing there)?"""
         if self.motion.anchor_at(a, t - 1.0 / self.fps) is not None or t - self.jumps.get(a, -np.inf) <= RESUME_S:
             return False
         c = self.hist.counter_at(t)
-        tk, xy = self.hist.track(a, c - 1, c)
-        return len(tk) == 2 and float(np.hypot(*(xy[1] - xy[0]))) > self.s.onset_mm
+        tk, xy = self.hist.track(a, c - 1, c + 1)
+        if len(tk) != 3:
+            return False
+        step_in, step_on = (float(np.hypot(*d)) for d in np.diff(xy, axis=0))
+        return step_in > self.s.onset_mm and step_on < 0.5 * step_in
 
     def _from_outside(self, a: int, o: Onset) -> bool:
         """Was ball a, two frames before o's start, clear of o's rest (beyond `cause_gap_mm`): no neighbour of

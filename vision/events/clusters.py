@@ -467,8 +467,9 @@ class ClusterLogic:
         where its track met the member, its impulse left free (no velocity change given)."""
         w = 2 * self.s.cause_window_s
         hit = [y for y in members if abs(self.last_pair.get((min(x, y), max(x, y)), -np.inf) - t_src) <= w]
-        if not hit or (x in anchors and self.table.ball_gap(anchors[x], anchors[hit[0]]) <= self.s.cause_gap_mm):
-            return
+        if not hit or (x in anchors and any(self.table.ball_gap(anchors[x], anchors[y]) <= self.s.cause_gap_mm
+                                            for y in hit)):
+            return  # one resting touching the pack is a member's business, not a striker
         c = self.hist.counter_at(t_src)
         t, xy = self.hist.track(x, c, c + 2)
         if len(t) == 0:

@@ -279,8 +279,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             along = 0.0 if striker.at_rest_before else float(np.dot(striker.pre.v, direction))
             speed = max(along, piece.post.speed)
             hit = (c.t, direction, speed, c.confidence)
-            tc = driven_into(self.hist, self.bound, self.s, ball, anchor, hit, self.R, self.hist.newest)
-            if tc is not None:
+            for tc in driven_into(self.hist, self.bound, self.s, ball, anchor, hit, self.R, self.hist.newest):
                 self._touch(tc)  # near a cushion, not frozen to it
 
     def _touch(self, tc: Touch) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from vision.events.contacts import kink_confidence
 from vision.events.cushions import Boundary, Touch
-from vision.events.fit import fit_line, fixed_point
+from vision.events.fit import LineFit, fit_line, fixed_point
 from vision.events.history import History
 from vision.events.kink import Pieces
 from vision.events.settings import EventSettings, noise_model
@@ -23,44 +23,97 @@ def driven_into(
     hit: tuple[float, np.ndarray, float, float],
     radius: float,
     n_hi: int,
-) -> Touch | None:
+) -> list[Touch]:
     """A ball at rest at `anchor`, hit at t along the unit `direction` (the line of centres, exactly where a
     ball from rest leaves) at `speed` mm/s (`hit` = (t, direction, speed, confidence of the contact)), into
-    the nose segment it is nearest to, less than 2R away (no ball fits in between). It touches that nose:
+    the nose segment its straight run reaches first, less than 2R away (no ball fits in between; a grazing nose
+    nearer it does not hide it). It touches that nose:
     - if it is seen coming back off it (the normal velocity after it points away, a kink from rest), or
     - if it was sent at it fast enough to get there within the look-ahead: from rest it can only run along
       `direction` until something stops it, and nothing but the nose is there (the frozen-ball reading,
       carried to a ball a few centimetres off the cushion: 30 fps often shows no frame of it arriving).
-    The time is where the straight run from the rest position reaches distance R. None when neither holds.
+    The time is where the straight run from the rest position reaches distance R. Then another nose within 2R,
+    at 45 degrees or more to that one, is touched too when the ball's run across the first nose's normal, into
+    that nose, is seen turned round: a bounce off the first nose keeps that part (seed-163 frame_russian71: 14,
+    hit by C into the rear left mouth, came back out of it with its run into the side cushion turned round).
     """
     t_hit, direction, speed, conf_hit = hit
+    if speed <= 0.0:
+        return []
     p0 = np.asarray(anchor, dtype=float)
-    dists, pts, par = bound.closest(p0)
-    i = int(np.argmin(dists))
-    gap = float(dists[i]) - radius
-    if not (s.frozen_tol_mm < gap < 2 * radius):
-        return None  # frozen to it (the detector's frozen rule), or far enough for the frames to show it
-    n = (p0 - pts[i]) / float(dists[i])  # into the bed, at the closest point
+    dists, _, _ = bound.closest(p0)
+    near = [int(i) for i in np.argsort(dists) if s.frozen_tol_mm < float(dists[i]) - radius < 2 * radius]
+    if not near:
+        return []  # frozen to a nose (the detector's frozen rule), or far enough for the frames to show it
+    # the straight run, sampled every half millimetre over 4R: where it first comes within R of each nose
+    run = np.arange(0.0, 4 * radius, 0.5)
+    path = p0 + run[:, None] * np.asarray(direction, dtype=float)
+    d_path, pts_path, par_path = bound.closest(path)
+    reached = [(int(np.argmax(d_path[:, i] <= radius)), i) for i in near if (d_path[:, i] <= radius).any()]
+    if not reached:
+        return []
+    k, i = min(reached)
+    n = (path[k] - pts_path[k, i]) / max(float(d_path[k, i]), 1e-9)  # into the bed, where it meets the nose
     cos_in = -float(np.dot(direction, n))
-    if cos_in < s.frozen_push_min_cos or speed <= 0.0:
-        return None  # not driven into it
-    t_reach = t_hit + gap / cos_in / speed  # when the straight run reaches distance R
-    end = 0 if par[i] <= 1e-6 else 1 if par[i] >= 1 - 1e-6 else -1
+    if cos_in < s.frozen_push_min_cos:
+        return []  # not driven into it
+    t_reach = t_hit + float(run[k]) / speed
+    gap = float(dists[i]) - radius
+    end = 0 if par_path[k, i] <= 1e-6 else 1 if par_path[k, i] >= 1 - 1e-6 else -1
     jaw = bound.jaw.get((i, end)) if end >= 0 else None
     t, xy = hist.track(ball, hist.counter_at(t_hit), n_hi)
     t, xy = t[t > t_reach], xy[t > t_reach]
     back = fit_line(t, xy, noise_model(s)) if len(t) >= 2 else None
+    first: Touch | None = None
     if back is not None:
         v_n = float(np.dot(back.v, n))
         z = v_n / max(back.sigma_v, 1e-9)
-        margin = float(np.dot(back.at(t_hit) - pts[i], n)) - radius  # < 0: the way back runs through the nose
+        margin = float(np.dot(back.at(t_hit) - pts_path[k, i], n)) - radius  # < 0: the way back runs through it
         if z >= s.kink_z_review and v_n >= s.kink_min_mm_s and gap - margin > s.review_band_mm:
             conf, review = kink_confidence(z, v_n + speed * cos_in, margin, s)
             if conf > 0.0:
-                return Touch(ball, t_reach, bound.names[i], jaw, z, margin, conf, review, Pieces(back, back, 0.0, True))
-    if t_reach - t_hit > s.lookahead_s:
-        return None  # slow enough for the frames to show it arriving: the ordinary touch test's business
-    line = fixed_point(p0, t_hit, s.noise_rest_mm, 1)
-    line = replace(line, v=direction * speed)
-    conf = min(conf_hit, 0.8)
-    return Touch(ball, t_reach, bound.names[i], jaw, 0.0, -gap, conf, False, Pieces(line, line, 0.0, True))
+                first = Touch(ball, t_reach, bound.names[i], jaw, z, margin, conf, review,
+                              Pieces(back, back, 0.0, True))
+    if first is None:
+        if t_reach - t_hit > s.lookahead_s:
+            return []  # slow enough for the frames to show it arriving: the ordinary touch test's business
+        line = replace(fixed_point(p0, t_hit, s.noise_rest_mm, 1), v=direction * speed)
+        first = Touch(ball, t_reach, bound.names[i], jaw, 0.0, -gap, min(conf_hit, 0.8), False,
+                      Pieces(line, line, 0.0, True))
+    return [first, *_across(bound, s, ball, near, i, n, p0, direction, speed, t_reach, t, back, radius)]
+
+
+def _across(bound: Boundary, s: EventSettings, ball: int, near: list[int], first: int, n1: np.ndarray, p0: np.ndarray,
+            direction: np.ndarray, speed: float, t_first: float, t: np.ndarray, back: LineFit | None,
+            radius: float) -> list[Touch]:
+    """The other noses within 2R touched after the first (see `driven_into`): the part of the run across the
+    first nose's normal n1, into the other nose, turned round on the way back. Timed where that part of the run
+    covers the gap, no later than the first sample after."""
+    if back is None:
+        return []
+    out = []
+    dists, pts, par = bound.closest(p0)
+    for j in near:
+        if j == first:
+            continue
+        n = (p0 - pts[j]) / max(float(dists[j]), 1e-9)
+        m = n - float(np.dot(n, n1)) * n1
+        if float(np.hypot(*m)) < np.sin(np.radians(45.0)):
+            continue  # near parallel to the first: a bounce off that one turns this part too
+        m = m / float(np.hypot(*m))
+        into = -float(np.dot(direction, m)) * speed
+        v_m = float(np.dot(back.v, m))
+        z = v_m / max(back.sigma_v, 1e-9)
+        if into <= 0.0 or z < s.kink_z_review or v_m < s.kink_min_mm_s:
+            continue
+        margin = float(np.dot(back.at(t_first) - pts[j], n)) - radius
+        conf, review = kink_confidence(z, v_m + into, margin, s)
+        if conf <= 0.0:
+            continue
+        gap = float(dists[j]) - radius
+        t_j = min(t_first + gap / into, float(t[0])) if len(t) else t_first + gap / into
+        end = 0 if par[j] <= 1e-6 else 1 if par[j] >= 1 - 1e-6 else -1
+        jaw = bound.jaw.get((j, end)) if end >= 0 else None
+        out.append(Touch(ball, max(t_j, t_first), bound.names[j], jaw, z, margin, conf, review,
+                         Pieces(back, back, 0.0, True)))
+    return out
