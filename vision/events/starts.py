@@ -137,7 +137,8 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         if key in self._jump_memo:
             return self._jump_memo[key]
         late = final or self.hist.newest - o.n_first > 3 * self.D
-        verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm)
+        bed = (self.table.half_length - self.R, self.table.half_width - self.R)
+        verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm, bed)
         back = out_and_back(self.hist, self.table, self.s, self.fps, o) if verdict is not True else False
         if back:
             verdict = True
