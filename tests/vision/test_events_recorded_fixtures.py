@@ -230,3 +230,25 @@ def test_a_ball_hit_from_rest_into_a_corner_mouth_touched_both_noses_it_rattled_
                if e.type is EventType.CUSHION and e.ball == "14" and e.confidence >= 0.5]
     assert {e.cushion for e in touches} == {"rear", "left_rear"}
     assert all(abs(e.t - 127.164) * 30.0 <= 1.0 for e in touches)
+
+
+def test_a_ball_hit_off_a_near_cushion_within_its_first_frames_started_and_was_hit() -> None:
+    # seed-179 frame_dynamic 133.4-136.6 s: C at 3.4 m/s into 2, 120 mm off the front right cushion (truth: C-2 at
+    # 134.938 s, 2 off the cushion at 134.975 s); 2's first step (92 mm) outran its next one, back 32 mm off the
+    # nose, so its start was taken for a jump of its tracked centre: no C-2, and 2's cushion came before the
+    # shot's first contact (a 1.20 foul for a legal shot)
+    hits = [e for e in _events("ball_hit_off_a_near_cushion_within_its_first_frames_30fps.npz", 30.0)
+            if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5]
+    assert set(hits[0].balls or ()) == {"C", "2"} and abs(hits[0].t - 134.938) * 30.0 <= 1.0
+
+
+def test_a_ball_hit_into_a_near_cushion_came_back_into_a_cue_ball_struck_just_before() -> None:
+    # seed-179 frame_russian71 109.9-112.9 s: C, struck two frames before, into 11, 20 mm off the right rear
+    # cushion (truth: C-11 at 111.159 s, 11's cushion at 111.165 s, 11-C at 111.173 s, C to the left rear
+    # cushion: legal, 1.20(2b)). C's incoming line ran through its rest, and the second contact was lost
+    events = _events("ball_hit_into_a_near_cushion_back_into_a_cue_ball_struck_late_30fps.npz", 30.0)
+    shot = [e for e in events if 111.0 < e.t < 111.3 and e.confidence >= 0.5]
+    kinds = [(e.type, frozenset(e.agents)) for e in shot]
+    touch = kinds.index((EventType.CUSHION, frozenset({"11"})))
+    assert (EventType.BALL_CONTACT, frozenset({"C", "11"})) in kinds[:touch]
+    assert (EventType.BALL_CONTACT, frozenset({"C", "11"})) in kinds[touch + 1:]

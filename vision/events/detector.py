@@ -208,6 +208,17 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                     self._returned(x, name, t2)
         return True
 
+    def _run_from(self, x: int, c: int) -> int:
+        """The first counter of ball x's run up to counter c when it left its rest within the fit window before
+        c (and is moving at c), else the window's start."""
+        lo = c - self.W
+        if self.motion.anchor_at(x, self.hist.time(c)) is not None:
+            return lo
+        for k in range(c - 1, lo - 1, -1):
+            if self.hist.has(k) and self.motion.anchor_at(x, self.hist.time(k)) is not None:
+                return k + 1
+        return lo
+
     def _returned(self, b: int, cushion: str, t_touch: float) -> None:
         """Ball b touched a cushion at t_touch: did it come back into a ball it had just met (`returns`)?"""
         for (x, y), t1 in list(self.last_pair.items()):
@@ -222,7 +233,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.returned.add((b, a, t_touch))
             n_hi = min(self.hist.newest, self.hist.counter_at(t_touch) + 1 + self.D)
             touch = (t_touch, np.asarray(self.table.cushions[cushion].normal))
-            r = return_contact(self.hist, self.s, a, b, t1, touch, (self.W, n_hi), self.R)
+            c_pre = self.hist.counter_at(t1)
+            runs = (self._run_from(a, c_pre), self._run_from(b, c_pre))
+            r = return_contact(self.hist, self.s, a, b, t1, touch, (self.W, n_hi), self.R, runs)
             if r is None:
                 continue
             extra: dict[str, Any] = {"returned": True, "gap_mm": round(r.gap_mm, 1)}
