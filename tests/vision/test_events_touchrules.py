@@ -1,6 +1,7 @@
-"""`driven_into` against exact bounces: a ball at rest within 2R of the noses by a pocket, hit from rest, reflected
-elastically off every nose it reaches, sampled at 30 fps between the hits; the touches it reports are the noses
-the ball met, never one it did not."""
+"""Touches and bounces read off a few samples: `driven_into` against exact bounces (a ball at rest within 2R of
+the noses by a pocket, hit from rest, reflected elastically off every nose it reaches, sampled at 30 fps between
+the hits; the touches it reports are the noses the ball met, never one it did not), and a step that turned off a
+nose read along its bounce when a start is tested for a jump (`motion._bounced`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from calibration.table import Table
 from vision.events.cushions import Boundary
 from vision.events.history import History
+from vision.events.motion import _bounced
 from vision.events.touchrules import driven_into
 from vision.pipeline import event_settings
 from vision.types import BallState, BallStates
@@ -64,3 +66,18 @@ def test_a_ball_driven_from_rest_by_a_pocket_touches_only_the_noses_it_met(
     assert {tc.cushion for tc in touches} <= met
     if len(met) == 2:  # the corner: both noses, each once
         assert sorted(tc.cushion for tc in touches) == sorted(met)
+
+
+def test_a_step_turned_off_a_nose_is_read_along_its_bounce_and_a_jump_landing_near_a_line_is_not() -> None:
+    bed = (TABLE.half_length - R, TABLE.half_width - R)
+    wall = -bed[1]  # the front-right side's centre line
+    # seed-179 frame_dynamic: 2 ran 92 mm towards the side from 120 mm off it, then was seen 32 mm back off the nose
+    xy = np.array([[-1475.8, -825.2], [-1480.3, -792.8]])
+    prev = np.array([[-2.9, -91.8], [-4.5, 32.4]])
+    run = _bounced(xy, prev, bed, 8.0)[0]
+    assert run == pytest.approx((-825.2 - wall) + (-792.8 - wall), abs=1.0)
+    # a jump of the tracked centre 300 mm straight at the line, landing 150 mm off it, then away at 33 mm a frame
+    xy = np.array([[0.0, wall + 150.0], [0.0, wall + 183.0]])
+    assert _bounced(xy, np.array([[0.0, -300.0], [0.0, 33.0]]), bed, 8.0)[0] == 0.0
+    # one nearly along the line (5 mm towards it), landing 150 mm off it
+    assert _bounced(xy, np.array([[300.0, -5.0], [0.0, 33.0]]), bed, 8.0)[0] == 0.0

@@ -353,7 +353,7 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
         # a step that turned off a nose ran there and back: its displacement understates its run (seed-179
         # frame_dynamic: 2, hit at 3.2 m/s 120 mm off the front cushion, seen 32 mm back off it a frame later)
         prev = np.vstack([xy[:1] - o.anchor, np.diff(xy, axis=0)])
-        after = np.maximum(after, _bounced(xy, prev, bed) / np.maximum(np.diff(t), 1e-9))
+        after = np.maximum(after, _bounced(xy, prev, bed, 2 * rest_radius_mm) / np.maximum(np.diff(t), 1e-9))
     if max(step, float(np.max(after))) > MAX_SPEED_MM_S:
         return True  # no ball runs that fast: the track jumps, at the start or right after it
     # a stroke leaves no faster than it runs on, give or take the noise; unless it hit a ball on its first or
@@ -372,18 +372,20 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     return True if t[-1] - t[0] >= (look - 0.5) / fps else None
 
 
-def _bounced(xy: np.ndarray, prev: np.ndarray, bed: tuple[float, float]) -> np.ndarray:
-    """Per step between the samples xy (K, 2): the run of a ball that turned off a nose line on it (the step
-    before it, `prev[k]`, heading into the line from less than its own length off it, and this one away from
-    it), via the mirror image; else 0."""
+def _bounced(xy: np.ndarray, prev: np.ndarray, bed: tuple[float, float], tol_mm: float) -> np.ndarray:
+    """Per step between the samples xy (K, 2): the run of a ball that turned off a nose line on it, via the
+    mirror image; else 0. The step before it, `prev[k]`, heads into the line, and this one away from it; and
+    the way there and back across the line (`gap_p + gap_q`) is no longer than that step's run towards it, give
+    or take `tol_mm`: a ball comes back off a nose no faster than it went in (a jump of the tracked centre that
+    lands near a line, or runs along it, is no bounce)."""
     out = np.zeros(max(len(xy) - 1, 0))
     for k in range(len(out)):
         p, q = xy[k], xy[k + 1]
         for a in (0, 1):
             for sign in (1.0, -1.0):
                 gap_p, gap_q = max(bed[a] - sign * p[a], 0.0), max(bed[a] - sign * q[a], 0.0)
-                into = prev[k][a] * sign > 0 and gap_p < float(np.hypot(*prev[k]))
-                if into and (q[a] - p[a]) * sign < 0:
+                towards = float(prev[k][a]) * sign
+                if towards > 0 and (q[a] - p[a]) * sign < 0 and gap_p + gap_q <= towards + tol_mm:
                     out[k] = max(out[k], float(np.hypot(q[1 - a] - p[1 - a], gap_p + gap_q)))
     return out
 

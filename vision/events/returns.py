@@ -73,9 +73,9 @@ def return_contact(
     c_post = hist.counter_at(t_touch) + 1
     if c_post > hist.newest:
         return None
-    lo = runs_from or (c_pre - w, c_pre - w)
-    pre = [_fit(hist, x, max(c_pre - w, n0), c_pre, s, 2 if n0 > c_pre - w else _MIN_SAMPLES)
-           for x, n0 in zip((a, b), lo, strict=True)]
+    # a run of one sample (struck the frame before) has no line: the window as before
+    lo = [n0 if c_pre - w < n0 < c_pre else c_pre - w for n0 in (runs_from or (c_pre - w, c_pre - w))]
+    pre = [_fit(hist, x, n0, c_pre, s, 2 if n0 > c_pre - w else _MIN_SAMPLES) for x, n0 in zip((a, b), lo, strict=True)]
     post = [_fit(hist, x, c_post, n_hi, s) for x in (a, b)]
     if any(f is None for f in pre + post):
         return None
@@ -118,7 +118,8 @@ def return_contact(
     ts = np.linspace(t_touch, t_seen, 101)
     d = np.hypot(*(qb.at(ts) - qa.at(ts)).T)
     gap = float(d[0]) - 2 * radius
-    if gap > s.cause_gap_mm + 2.0 * float(np.hypot(qa.sigma_v, qb.sigma_v)) * (t_seen - t_touch):
+    slack = min(2.0 * float(np.hypot(qa.sigma_v, qb.sigma_v)) * (t_seen - t_touch), s.cause_gap_mm)
+    if gap > s.cause_gap_mm + slack:  # (capped: a piece that is no line, a third ball met, widens the error)
         return None
     inside = np.nonzero(d <= 2 * radius)[0]
     t_hit = t_touch + 1e-4  # after the touch it came back from (the log orders times to 10 us)
