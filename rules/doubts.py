@@ -75,7 +75,7 @@ class Counterfactual:
 
     def __init__(self, rec: ShotRecord, judge: Judge, base: ShotDecision, min_conf: float, touch_tol: float) -> None:
         self.rec, self.judge, self.base, self.min_conf, self.touch_tol = rec, judge, base, min_conf, touch_tol
-        self.touch_memo: dict[tuple[str, str], bool] = {}
+        self.touch_memo: dict[str, bool] = {}
         self.touch_aside: list[tuple[str, ShotDecision]] = []  # touches read either way, decided the same
         self.memo: dict[int, bool] = {}
         self.set_aside: list[tuple[Event, ShotDecision]] = []  # doubts found not to matter, and the shot without each
@@ -99,15 +99,14 @@ class Counterfactual:
     def touch_matters(self, other: str) -> bool:
         """Does reading the struck ball's touch of `other` at the stroke the other way change the decision? Read
         on vision's `touching` list (a log without one, judged from positions, is not weighed)."""
-        key = ("touch", other)
-        if key not in self.touch_memo:
+        if other not in self.touch_memo:
             start = self.rec.start
             flipped = _flip_touch(start, start.ball or "C", other, self.touch_tol)
             alt = None if flipped is None else self.judge(replace(self.rec, start=flipped))
-            self.touch_memo[key] = alt is None or alt != self.base
+            self.touch_memo[other] = alt is None or alt != self.base
             if alt is not None and alt == self.base:
                 self.touch_aside.append((other, alt))
-        return self.touch_memo[key]
+        return self.touch_memo[other]
 
     def notes(self) -> list[str]:
         """One line per doubt set aside, for the explanation; where the foul would be cited otherwise, how."""

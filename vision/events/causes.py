@@ -146,6 +146,8 @@ class CauseLogic(DetectorCore):
                 continue
             speed = float(np.hypot(*(xy[-1] - xy[0]))) / max(float(tk[-1] - tk[0]), 1.0 / self.fps)
             gap = float(np.min(np.hypot(*(xy - o.anchor).T))) - 2 * self.R
+            if gap > s.cause_gap_mm + speed / self.fps:
+                continue  # not near enough to have caused it
             # a ball whose start was judged before this one counts, even in the same frame (a chain run
             # through inside one frame); the starts are judged in time order, so two never cause each other
             recent = min(abs(self.last_hit[a] - t), abs(self.judged[a] - t)) <= s.cause_window_s
@@ -155,29 +157,29 @@ class CauseLogic(DetectorCore):
             # hit: seed-163 frame_free, C struck late in a frame into 6 and dead on it a frame later); a creep or a
             # covered ball's drift is no run (seed-157 frame_dynamic: 14 and 15 found again beside each other)
             ran_in = self._ran_in(a, t)
-            active = self.motion.anchor_at(a, t) is None or ran_in or recent or ran_at
-            if active and gap <= s.cause_gap_mm + speed / self.fps:
-                caused = True
-                if self._contact_from_start(a, o):
-                    continue
-                if not (ran_at and self._later_apart(a, o) is not None):
-                    # o's way off its rest may be turned inside the first frame (a cushion a few mm off: seed-53
-                    # frame_russian71, C into 11 by the rear cushion), so it need not point back at a; a sample
-                    # of a inside touching distance of o's rest still proves the hit, when o rested alone (in a
-                    # pack the centres of neighbours merge and overlap, and the pack's solve owns its contacts), or
-                    # when a ran in from outside the pack and stopped on it (`ran_in`: no neighbour's centre)
-                    overlap_ok = self._alone(o, a) or (ran_in and self._from_outside(a, o))
-                    if not self._contact_by_line(a, o) and gap <= 0.0 and overlap_ok:
-                        self._contact_by_overlap(a, o, gap)
-                    continue
-                # a ball at rest apart from this one, seen to start after it, ran in: it is taken as the cause,
-                # so this one is none of its start (touching balls pass impulses on: the pack judges those)
-                self.caused_by = {k: v for k, v in self.caused_by.items() if v > t - 1.0}
-                self.caused_by[(a, b)] = t
-                if gap <= 0.0:
+            if not (self.motion.anchor_at(a, t) is None or ran_in or recent or ran_at):
+                continue
+            caused = True
+            if self._contact_from_start(a, o):
+                continue
+            if not (ran_at and self._later_apart(a, o) is not None):
+                # o's way off its rest may be turned inside the first frame (a cushion a few mm off: seed-53
+                # frame_russian71, C into 11 by the rear cushion), so it need not point back at a; a sample
+                # of a inside touching distance of o's rest still proves the hit, when o rested alone (in a
+                # pack the centres of neighbours merge and overlap, and the pack's solve owns its contacts), or
+                # when a ran in from outside the pack and stopped on it (`ran_in`: no neighbour's centre)
+                overlap_ok = self._alone(o, a) or (ran_in and self._from_outside(a, o))
+                if not self._contact_by_line(a, o) and gap <= 0.0 and overlap_ok:
                     self._contact_by_overlap(a, o, gap)
-                else:
-                    self._contact_by_line(a, o)
+                continue
+            # a ball at rest apart from this one, seen to start after it, ran in: it is taken as the cause,
+            # so this one is none of its start (touching balls pass impulses on: the pack judges those)
+            self.caused_by = {k: v for k, v in self.caused_by.items() if v > t - 1.0}
+            self.caused_by[(a, b)] = t
+            if gap <= 0.0:
+                self._contact_by_overlap(a, o, gap)
+            else:
+                self._contact_by_line(a, o)
         return caused
 
     def _stopped_on(self, o: Onset, group: list[Onset]) -> None:

@@ -70,6 +70,11 @@ class Boundary:
     def distance(self, p: np.ndarray) -> np.ndarray:
         return self.closest(p)[0].min(axis=-1)
 
+    def jaw_at(self, i: int, par: float) -> str | None:
+        """The pocket whose jaw tip segment i's closest point is (at clamped parameter `par`), if it is an end."""
+        end = 0 if par <= 1e-6 else 1 if par >= 1 - 1e-6 else -1
+        return self.jaw.get((i, end)) if end >= 0 else None
+
     def near(self, p: np.ndarray, off: np.ndarray) -> np.ndarray:
         """Distance to the segments whose `off` is 0 (the others carry +inf)."""
         return (self.closest(p)[0] + off).min(axis=-1)
@@ -219,8 +224,7 @@ def _fitted_touch(
     if norm <= 1e-9:
         return None
     n = n / norm
-    end = 0 if par[i] <= 1e-6 else 1 if par[i] >= 1 - 1e-6 else -1
-    jaw = bound.jaw.get((i, end)) if end >= 0 else None
+    jaw = bound.jaw_at(i, float(par[i]))
     corner = _other_nose(hist, bound, ball, m, i, radius + s.contact_gate_mm)
 
     def judge(j: int, pc: Pieces, t_c: float, margin: float, n: np.ndarray, jaw: str | None) -> Touch | None:
@@ -449,8 +453,7 @@ def _turn(
     conf, review = kink_confidence(float(z), dv, margin, s)
     if conf <= 0.0:
         return None
-    end = 0 if par[i] <= 1e-6 else 1 if par[i] >= 1 - 1e-6 else -1
-    jaw = bound.jaw.get((i, end)) if end >= 0 else None
+    jaw = bound.jaw_at(i, float(par[i]))
     line_in = fit_line(t[:2], xy[:2], noise)
     line_out = fit_line(t[-2:], xy[-2:], noise)
     if line_in is None or line_out is None:

@@ -332,7 +332,7 @@ def stop_fit(t: np.ndarray, xy: np.ndarray, noise_mm: float, dt: float) -> float
 
 
 def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: float,
-               bed: tuple[float, float] | None = None) -> bool | None:
+               bed: tuple[float, float]) -> bool | None:
     """Is the start `o` a jump of the tracked centre rather than a ball set moving? True when its first
     step off the rest position is faster than any ball runs, or much faster than the ball runs after it (a
     struck ball leaves at its highest speed and friction only slows it; a ball stopped dead at once by
@@ -348,12 +348,11 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     # unseen all the history long: it was at least that long away
     gap = float(t[0] - (before[-1] if len(before) else hist.time(hist.oldest)))
     step = float(np.hypot(*(xy[0] - o.anchor))) / max(gap, 1e-9)
-    after = np.hypot(*np.diff(xy, axis=0).T) / np.maximum(np.diff(t), 1e-9)
-    if bed is not None:
-        # a step that turned off a nose ran there and back: its displacement understates its run (seed-179
-        # frame_dynamic: 2, hit at 3.2 m/s 120 mm off the front cushion, seen 32 mm back off it a frame later)
-        prev = np.vstack([xy[:1] - o.anchor, np.diff(xy, axis=0)])
-        after = np.maximum(after, _bounced(xy, prev, bed, 2 * rest_radius_mm) / np.maximum(np.diff(t), 1e-9))
+    # a step that turned off a nose ran there and back: its displacement understates its run (seed-179
+    # frame_dynamic: 2, hit at 3.2 m/s 120 mm off the front cushion, seen 32 mm back off it a frame later)
+    prev = np.vstack([xy[:1] - o.anchor, np.diff(xy, axis=0)])
+    run = np.maximum(np.hypot(*np.diff(xy, axis=0).T), _bounced(xy, prev, bed, 2 * rest_radius_mm))
+    after = run / np.maximum(np.diff(t), 1e-9)
     if max(step, float(np.max(after))) > MAX_SPEED_MM_S:
         return True  # no ball runs that fast: the track jumps, at the start or right after it
     # a stroke leaves no faster than it runs on, give or take the noise; unless it hit a ball on its first or

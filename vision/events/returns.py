@@ -59,14 +59,14 @@ def return_contact(
     touch: tuple[float, np.ndarray],
     n_window: tuple[int, int],
     radius: float,
-    runs_from: tuple[int, int] | None = None,
+    runs_from: tuple[int, int],
 ) -> Return | None:
     """Ball b met a at t_first and touched a cushion (time, inward unit normal) just after: did it come back
     into a before the next frames? `n_window`: (frames of fit before, last counter of the fit after).
     `runs_from`: for a and b, the first counter of a run that began inside that window (a striker struck a
     frame or two before the hit: its incoming line is that run alone, two samples with the stated noise being
-    enough; a line through its rest too points nowhere), else the window's start. None when a track is too
-    short to read or no second impulse stands out."""
+    enough; a line through its rest too points nowhere), else the window's start (`c - w`, c the counter at
+    t_first). None when a track is too short to read or no second impulse stands out."""
     t_touch, normal = touch
     w, n_hi = n_window
     c_pre = hist.counter_at(t_first)
@@ -74,7 +74,7 @@ def return_contact(
     if c_post > hist.newest:
         return None
     # a run of one sample (struck the frame before) has no line: the window as before
-    lo = [n0 if c_pre - w < n0 < c_pre else c_pre - w for n0 in (runs_from or (c_pre - w, c_pre - w))]
+    lo = [n0 if n0 < c_pre else c_pre - w for n0 in runs_from]
     pre = [_fit(hist, x, n0, c_pre, s, 2 if n0 > c_pre - w else _MIN_SAMPLES) for x, n0 in zip((a, b), lo, strict=True)]
     post = [_fit(hist, x, c_post, n_hi, s) for x in (a, b)]
     if any(f is None for f in pre + post):

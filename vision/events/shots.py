@@ -146,8 +146,8 @@ def until_jump(t: np.ndarray, xy: np.ndarray, anchor: np.ndarray, t_anchor: floa
     steps = np.hypot(*np.diff(pts, axis=0).T)
     v = steps / dts
     for k in range(len(v)):
-        near = [v[j] for j in (k - 1, k + 1) if 0 <= j < len(v)]
-        if v[k] > MAX_SPEED_MM_S or (k > 0 and near and steps[k] - max(near) * dts[k] > reach_mm):
+        near = [v[j] for j in (k - 1, k + 1) if 0 <= j < len(v)]  # k > 0: the step before is one
+        if v[k] > MAX_SPEED_MM_S or (k > 0 and steps[k] - max(near) * dts[k] > reach_mm):
             return t[:k], xy[:k]
     return t, xy
 

@@ -41,7 +41,8 @@ def driven_into(
     if speed <= 0.0:
         return []
     p0 = np.asarray(anchor, dtype=float)
-    dists, _, _ = bound.closest(p0)
+    nearest = bound.closest(p0)
+    dists = nearest[0]
     near = [int(i) for i in np.argsort(dists) if s.frozen_tol_mm < float(dists[i]) - radius < 2 * radius]
     if not near:
         return []  # frozen to a nose (the detector's frozen rule), or far enough for the frames to show it
@@ -59,8 +60,7 @@ def driven_into(
         return []  # not driven into it
     t_reach = t_hit + float(run[k]) / speed
     gap = float(dists[i]) - radius
-    end = 0 if par_path[k, i] <= 1e-6 else 1 if par_path[k, i] >= 1 - 1e-6 else -1
-    jaw = bound.jaw.get((i, end)) if end >= 0 else None
+    jaw = bound.jaw_at(i, float(par_path[k, i]))
     t, xy = hist.track(ball, hist.counter_at(t_hit), n_hi)
     t, xy = t[t > t_reach], xy[t > t_reach]
     back = fit_line(t, xy, noise_model(s)) if len(t) >= 2 else None
@@ -80,19 +80,20 @@ def driven_into(
         line = replace(fixed_point(p0, t_hit, s.noise_rest_mm, 1), v=direction * speed)
         first = Touch(ball, t_reach, bound.names[i], jaw, 0.0, -gap, min(conf_hit, 0.8), False,
                       Pieces(line, line, 0.0, True))
-    return [first, *_across(bound, s, ball, near, i, n, p0, direction, speed, t_reach, t, back, radius)]
+    return [first, *_across(bound, s, ball, near, nearest, i, n, p0, direction, speed, t_reach, t, back, radius)]
 
 
-def _across(bound: Boundary, s: EventSettings, ball: int, near: list[int], first: int, n1: np.ndarray, p0: np.ndarray,
+def _across(bound: Boundary, s: EventSettings, ball: int, near: list[int],
+            nearest: tuple[np.ndarray, np.ndarray, np.ndarray], first: int, n1: np.ndarray, p0: np.ndarray,
             direction: np.ndarray, speed: float, t_first: float, t: np.ndarray, back: LineFit | None,
             radius: float) -> list[Touch]:
     """The other noses within 2R touched after the first (see `driven_into`): the part of the run across the
-    first nose's normal n1, into the other nose, turned round on the way back. Timed where that part of the run
-    covers the gap, no later than the first sample after."""
+    first nose's normal n1, into the other nose, turned round on the way back (`nearest`: `bound.closest` of the
+    rest position p0). Timed where that part of the run covers the gap, no later than the first sample after."""
     if back is None:
         return []
     out = []
-    dists, pts, par = bound.closest(p0)
+    dists, pts, par = nearest
     for j in near:
         if j == first:
             continue
@@ -112,8 +113,7 @@ def _across(bound: Boundary, s: EventSettings, ball: int, near: list[int], first
             continue
         gap = float(dists[j]) - radius
         t_j = min(t_first + gap / into, float(t[0])) if len(t) else t_first + gap / into
-        end = 0 if par[j] <= 1e-6 else 1 if par[j] >= 1 - 1e-6 else -1
-        jaw = bound.jaw.get((j, end)) if end >= 0 else None
+        jaw = bound.jaw_at(j, float(par[j]))
         out.append(Touch(ball, max(t_j, t_first), bound.names[j], jaw, z, margin, conf, review,
                          Pieces(back, back, 0.0, True)))
     return out
