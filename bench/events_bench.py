@@ -15,10 +15,12 @@ review", `reported_for_review`): still a miss in the F1, but one the detector pu
 passed over (a middle-pocket pot whose centre meets the centre line at the mouth, where the truth's own margin
 is a fraction of a millimetre).
 
-Beside the headline, two contact figures that say what the headline is made of (the matching is the same):
+Beside the headline, figures that say what the headline is made of (the matching is the same):
 - "same-pair repeats within one frame period merged": a truth contact of a pair less than one frame period
   (1/fps) after that pair's previous truth contact counts as that one contact. One camera frame cannot show two
-  touches of one pair (the kinematic break's rack repeats pairs within ~1 ms), so this is the observable set;
+  touches of one pair (the kinematic break's rack repeats pairs within ~1 ms), so this is the observable set.
+  The same for cushions, a ball's repeats on one segment (a ball rattling in a pocket's jaws touches one nose
+  two or three times within a frame);
 - recall on truth contacts whose impulse is below 60 mm/s (`EventSettings.kink_min_mm_s`, the smallest
   velocity change the detector calls a kink) and at or above it: a diagnostic, nothing is removed. The impulse is
   the physics truth's `speed_mm_s` (normal closing speed: equal masses, each ball's velocity change along the
@@ -32,7 +34,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,15 +130,24 @@ def _first_contacts(events: list[Event]) -> list[tuple[float, frozenset[str] | N
     return out
 
 
-def merge_repeats(contacts: list[Event], fps: float) -> list[Event]:
-    """Truth contacts with a pair's repeats less than one frame period after its previous contact dropped."""
-    last: dict[frozenset[str], float] = {}
+def pair_key(e: Event) -> Hashable:
+    return frozenset(e.balls or ())
+
+
+def ball_segment_key(e: Event) -> Hashable:
+    return (tuple(e.agents), e.cushion)
+
+
+def merge_repeats(events: list[Event], fps: float, key: Callable[[Event], Hashable] = pair_key) -> list[Event]:
+    """Truth events with repeats of one key (a pair's contacts by default) less than one frame period after its
+    previous event dropped."""
+    last: dict[Hashable, float] = {}
     out = []
-    for e in sorted(contacts, key=lambda e: e.t):
-        key = frozenset(e.balls or ())
-        if e.t - last.get(key, -np.inf) >= 1.0 / fps:
+    for e in sorted(events, key=lambda e: e.t):
+        key_e = key(e)
+        if e.t - last.get(key_e, -np.inf) >= 1.0 / fps:
             out.append(e)
-        last[key] = e.t
+        last[key_e] = e.t
     return out
 
 
@@ -180,6 +191,7 @@ def run(
     by_rate: dict[str, dict[str, dict[str, int]]] = {}  # frame rate -> target type -> tp / fp / fn
     solo = {"tp": 0, "fp": 0, "fn": 0}
     merged = {"tp": 0, "fp": 0, "fn": 0}
+    merged_cushions = {"tp": 0, "fp": 0, "fn": 0}
     by_speed = {"slow": [0, 0], "fast": [0, 0], "unknown": [0, 0]}  # [found, truth] below / at or above 60 mm/s
     flagged = False  # does the truth mark the contacts inside packs (synthetic.physics does)?
     misses: list[str] = []
@@ -239,6 +251,12 @@ def run(
         merged["tp"] += len(mp)
         merged["fn"] += len(mfn)
         merged["fp"] += len(mfp)
+        found_k = [e for e in found if e.type is EventType.CUSHION]
+        truth_k = [e for e in case.truth if e.type is EventType.CUSHION]
+        mp, mfn, mfp = match(merge_repeats(truth_k, case.fps, ball_segment_key), found_k, case.fps)
+        merged_cushions["tp"] += len(mp)
+        merged_cushions["fn"] += len(mfn)
+        merged_cushions["fp"] += len(mfp)
         hit = {id(te) for te, _ in pairs}
         for k, e in enumerate(case.truth):
             if e.type is not EventType.BALL_CONTACT:
@@ -283,6 +301,7 @@ def run(
                              for rate, v in sorted(by_rate.items(), key=lambda kv: float(kv[0].split()[0]))},
         "ball_contact_outside_clusters": {k: round(v, 3) for k, v in _prf(solo).items()} if flagged else {},
         "ball_contact_repeats_merged": {k: round(v, 3) for k, v in _prf(merged).items()},
+        "cushion_repeats_merged": {k: round(v, 3) for k, v in _prf(merged_cushions).items()},
         "ball_contact_recall_by_impulse": {
             k: {"found": f, "truth": n, "recall": round(f / n, 3) if n else None} for k, (f, n) in by_speed.items()
         },
@@ -341,6 +360,11 @@ def _print(res: dict[str, Any], misses: list[str]) -> None:
     print(
         f"ball_contact, same-pair repeats within one frame period merged: P {mc['precision']:.3f}  "
         f"R {mc['recall']:.3f}  F1 {mc['f1']:.3f}  ({mc['n_truth']:.0f} true)"
+    )
+    mk = res["cushion_repeats_merged"]
+    print(
+        f"cushion, a ball's repeats on one segment within one frame period merged: P {mk['precision']:.3f}  "
+        f"R {mk['recall']:.3f}  F1 {mk['f1']:.3f}  ({mk['n_truth']:.0f} true)"
     )
     sp = res["ball_contact_recall_by_impulse"]
     parts = [

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 import pytest
 
-from bench.events_bench import match, merge_repeats
+from bench.events_bench import ball_segment_key, match, merge_repeats
 from bench.events_sim import Sim, SimResult
 from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
@@ -191,6 +191,19 @@ def test_bench_merges_a_pairs_repeats_within_one_frame_period() -> None:
              contact(1.05, "1", "2")]
     kept = merge_repeats(truth, 60.0)
     assert [(e.t, set(e.balls or ())) for e in kept] == [(1.0, {"1", "2"}), (1.004, {"2", "3"}), (1.05, {"1", "2"})]
+
+
+def test_bench_merges_a_balls_jaw_rattle_on_one_segment_within_one_frame_period() -> None:
+    """The cushion figure's merge: a ball's repeats on one segment within 1/fps are one touch; its touch of
+    the other nose of the jaw in between, and another ball's, stay."""
+    def touch(t: float, ball: str, seg: str) -> Event:
+        return Event(EventType.CUSHION, t, 0, ball=ball, cushion=seg)
+
+    truth = [touch(2.807, "3", "rear"), touch(2.821, "3", "right_rear"), touch(2.832, "3", "rear"),
+             touch(2.81, "4", "rear")]
+    kept = merge_repeats(truth, 30.0, ball_segment_key)
+    assert [(e.t, e.ball, e.cushion) for e in kept] == [(2.807, "3", "rear"), (2.81, "4", "rear"),
+                                                        (2.821, "3", "right_rear")]
 
 
 @functools.lru_cache(maxsize=1)
