@@ -1,4 +1,4 @@
-"""Readings from recorded tracker output of the seed-67 to -103 renders (whole frames, mostly 30 fps).
+"""Readings from recorded tracker output of the seed-67 to -191 renders (whole frames, mostly 30 fps).
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls) whose events the event
 layer got wrong before the reading it tests (each fails on the code before it), but one: the hanging ball read
@@ -252,3 +252,29 @@ def test_a_ball_hit_into_a_near_cushion_came_back_into_a_cue_ball_struck_just_be
     touch = kinds.index((EventType.CUSHION, frozenset({"11"})))
     assert (EventType.BALL_CONTACT, frozenset({"C", "11"})) in kinds[:touch]
     assert (EventType.BALL_CONTACT, frozenset({"C", "11"})) in kinds[touch + 1:]
+
+
+def test_a_slow_stroke_stopped_on_a_ball_a_few_mm_off_is_a_stroke_by_the_momentum_the_two_carry_away() -> None:
+    # seed-191 frame_dynamic 42.5-46.5 s: C struck at 189 mm/s into 1, 6.5 mm off, hits it at 44.678 s and nearly
+    # stops; its samples read 40 mm/s and the gap gives no speed (C was 6 mm on by its last sample before the
+    # start), so it was called disturbed and the shot was lost (truth: a 1.20 foul, no verdict). C and 1 carry
+    # away about 158 mm/s between them, which C must have brought
+    events = _events("slow_stroke_stopped_on_a_near_ball_30fps.npz")
+    start = [e for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED) and e.t > 44.0]
+    assert [(e.type, e.ball) for e in start] == [(EventType.SHOT_START, "C")]
+    assert abs(start[0].t - 44.644) * 30 <= 2.0
+    hit = [e for e in events if e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"C", "1"}]
+    assert len(hit) == 1 and abs(hit[0].t - 44.678) * 30 <= 1.0
+
+
+def test_a_pack_hit_through_a_middle_ball_seen_late_passes_the_hit_on_in_order() -> None:
+    # seed-191 touching_cluster_hit 1.5-6.6 s (60 fps): 12, back off the rear cushion, rolls into 9, which touches 2, which touches C (truth:
+    # 12-9, 9-2, 2-C at 5.103-5.104 s). C is seen to start first, 9 last; 9-2 came out at 2's fitted start,
+    # 21 ms after 2-C, so C passed on 2's tokens before 2 had 9's (12's cushion): a 1.20 foul for a 4b
+    events = _events("pack_hit_late_middle_ball_60fps.npz", fps=60.0)
+    hits = {frozenset(e.balls or ()): e.t for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5
+            and 5.0 <= e.t <= 5.2}
+    assert {frozenset(p) for p in (("12", "9"), ("9", "2"), ("2", "C"))} <= set(hits)
+    t12, t92, t2c = hits[frozenset(("12", "9"))], hits[frozenset(("9", "2"))], hits[frozenset(("2", "C"))]
+    assert t12 <= t92 <= t2c and t2c - t12 <= 0.005  # one instant for the token model (simultaneous_s)
+    assert abs(t12 - 5.103) * 60 <= 1.0

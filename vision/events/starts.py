@@ -17,12 +17,12 @@ from rules.events import Event, EventType
 from vision.events.causes import RESUME_S, CauseLogic
 from vision.events.contacts import Contact
 from vision.events.disturb import covered_push, covered_wobble, impulse_or_push, launched_covered, left_covered
-from vision.events.fit import point_segment_distance
+from vision.events.fit import LineFit, fit_line, point_segment_distance
 from vision.events.homes import HomeLogic
 from vision.events.lines import LineWatcher
 from vision.events.motion import Motion, Onset, Stop, track_jump
 from vision.events.pots import PotWatcher
-from vision.events.settings import MAX_SPEED_MM_S, frames
+from vision.events.settings import MAX_SPEED_MM_S, frames, noise_model
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 from vision.events.unseen import out_and_back, ran_off, runs_back, seen_leaving, unseen_jump
@@ -388,6 +388,8 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         covered = covered_push(fit, o.speed, s) if left_covered(self.hist, o, self.fps) else None
         if fit is not None:
             disturbed, conf, extra = impulse_or_push(fit, self._stroke_floor(), s)
+            if disturbed and not extra.get("accelerating") and self._speed_into_hit(o) >= self._stroke_floor():
+                disturbed = False  # it hit a ball at rest before its run could show its speed
             if not disturbed:
                 if covered is None:
                     return None
@@ -415,7 +417,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         ran = float(np.hypot(*(xy[-1] - o.anchor)))
         best = 0.0
         for pair, tc in self.last_pair.items():
-            if o.ball not in pair or not float(t_last[-1]) < tc <= o.t + 0.5 * s.run_fit_s:
+            if o.ball not in pair or not float(t_last[-1]) <= tc <= o.t + 0.5 * s.run_fit_s:
                 continue
             other = pair[1] if pair[0] == o.ball else pair[0]
             rest = self.motion.anchor_at(other, o.t - 1.0 / self.fps)
@@ -424,7 +426,36 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             gap = self.table.ball_gap(o.anchor, rest) - ran - 2.0 * s.noise_rest_mm
             # no less than a frame: a contact time fitted a few ms early must not make a nudge a stroke
             best = max(best, gap / max(tc - float(t_last[-1]), 1.0 / self.fps))
+            best = max(best, self._speed_given(o.ball, other, tc))
         return best
+
+    def _speed_given(self, a: int, x: int, tc: float) -> float:
+        """The least speed at which ball a hit ball x, at rest, at tc: x's speed from the hit on (equal masses: it
+        leaves at (1 + e) / 2 of the closing speed, never faster) and, when the two part, the momentum they carry
+        away together; each less `push_z` standard errors, read up to either ball's next turn (the cloth only
+        slows them). A hand pushing a on into x moves both at its own speed: they do not part, and x's speed is
+        the bound. Seed-191 frame_dynamic: C struck at 189 mm/s 6 mm off 1 was read at 40 mm/s and called
+        disturbed, and the shot was lost; C and 1 carried away 158 mm/s between them."""
+        end = min([tc + self.s.run_fit_s, *(k for b in (a, x) for k in self._turns_of(b) if k > tc + 1e-6)])
+        fa, fx = self._run_after(a, tc, end), self._run_after(x, tc, end)
+        if fx is None:
+            return 0.0
+        best = fx.speed - self.s.push_z * fx.sigma_v
+        if fa is not None:
+            sigma = float(np.hypot(fa.sigma_v, fx.sigma_v))
+            if float(np.hypot(*(fx.v - fa.v))) > self.s.push_z * sigma:  # they part: an impulse, not a push
+                best = max(best, float(np.hypot(*(fa.v + fx.v))) - self.s.push_z * sigma)
+        return max(best, 0.0)
+
+    def _turns_of(self, b: int) -> list[float]:
+        """When ball b was turned: its cushion kinks and its contacts of any confidence."""
+        return [*self.kinks.get(b, []), *(tc for pair, tc in self.last_pair.items() if b in pair)]
+
+    def _run_after(self, b: int, t0: float, t1: float) -> LineFit | None:
+        """Ball b's run between times t0 and t1 (three samples at least)."""
+        t, xy = self.hist.track(b, self.hist.counter_at(t0), self.hist.newest)
+        keep = (t > t0) & (t <= t1)
+        return fit_line(t[keep], xy[keep], noise_model(self.s)) if int(keep.sum()) >= 3 else None
 
     def _pushed_first(self, o: Onset) -> float:
         """When a stroke on this ball began: the start of a ball touching it that left within the push window
