@@ -137,6 +137,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self._settle_moved(final=True)
         self._note4(final=True)
         self._finish_pushes(final=True)
+        self._gone(self.pots.at_end(self.hist.time(n), self.phase is ShotPhase.RUNNING))
         self._check_end(final=True)
         return self._release(final=True)
 
