@@ -54,6 +54,13 @@ def hypotheses(
             # gate of a ball lifted off by hand took the next bridge hand on the table as a ball struck at
             # 12 m/s
             reach = (cfg.vmax_mm_s * dt + tr.hid_speed * span + 3.0 * R) / 3.0
+        elif tr.misses and tr.state == BallState.MOVING and tr.moving_seen >= 2 and _into_pocket(table, p, pred, v):
+            # rolling into a pocket's mouth, unseen: it dropped, or rattles back out of the jaws no faster than it
+            # went in (its speed is known: seen twice moving), within that speed times the time unseen of where it
+            # was last seen. Grown with the misses alone, the gate of a ball just potted took a ball 700 mm off
+            # (seed-181 frame_free, 11 -> 4). A ball struck out of the jaws (first step: speed unknown) keeps it
+            unseen = max(dt, (t or 0.0) - tr.seen_t)
+            reach = min(reach, (2.0 * speed * unseen + 3.0 * R) / 3.0)
         # a wider gate is a less likely place (the 2-D Gaussian's normalisation, 4 ln(std)): a ball unseen for
         # seconds must not take a detection that a ball in view explains only a little worse
         hs.append(Hypothesis(p, reach, 6.0 + 4.0 * float(np.log(reach / base)), p, span))
@@ -67,6 +74,15 @@ def hypotheses(
             pt = tr.prev_xy + tr.prev_v * tc
             out[k].append(Hypothesis(pt, std, 0.5, pt, max(dt - tc, 0.25 * dt)))
     return out
+
+
+def _into_pocket(table: Table, p: np.ndarray, pred: np.ndarray, v: np.ndarray) -> bool:
+    """Is a ball at p (predicted at pred) in a pocket's mouth, moving into the pocket?"""
+    for q in (p, pred):
+        name = table.pocket_at(q) if near_pocket(table, q) else None
+        if name is not None:
+            return float(np.dot(v, np.asarray(table.pockets[name].outward))) > 0.0
+    return False
 
 
 def near_pocket(table: Table, p: np.ndarray) -> bool:

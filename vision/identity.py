@@ -10,7 +10,8 @@ from scipy.optimize import linear_sum_assignment
 
 from calibration.table import Table
 from rules.rack import RUSSIAN_RACK_ORDER
-from vision.types import BallClass, Detections
+from vision.trackstate import Track
+from vision.types import BallClass, BallState, Detections
 
 COLOURED_ID = "C"
 
@@ -174,6 +175,12 @@ class ColourModel:
         out[di * self.ratio < dc] = BallClass.IVORY
         return out
 
+    def reads_as(self, coloured: bool, chroma: np.ndarray, ref: np.ndarray) -> bool:
+        """Is `chroma` (Cr, Cb) within `foreign_sigma` deviations of the class's spread about `ref` (one ball's
+        own colour)?"""
+        d = np.asarray(chroma, dtype=float) - ref
+        return bool(np.all(np.isfinite(d)) and float(d @ self._inv(coloured) @ d) <= self.foreign_sigma**2)
+
     def foreign(self, dets: Detections) -> np.ndarray:
         """Per detection: no ball of this set (farther than `foreign_sigma` deviations from both classes). All
         False until both classes are learnt: a coloured ball of a set the fixed hue rule does not know would
@@ -193,3 +200,57 @@ class ColourModel:
             out &= ~(r2 <= self.foreign_sigma**2)  # a NaN colour is never foreign
         out &= np.all(np.isfinite(c), axis=1)
         return out
+
+
+def foreign_readings(model: ColourModel, dets: Detections, active: list[Track], radius: float) -> np.ndarray:
+    """`ColourModel.foreign`, but not where a ball not moving lies and the reading is its own colour; and not
+    at all when most detections lying on balls at rest read foreign (three at least: one track may sit on a
+    hand): then the light changed and the model, not the balls, is out of date (it catches up through the
+    balls it is given)."""
+    out = model.foreign(dets)
+    if not out.any():
+        return out
+    rest = [tr for tr in active if tr.state == BallState.STATIONARY]
+    if rest:
+        p = np.array([tr.xy for tr in rest])
+        d = np.hypot(dets.xy_mm[:, None, 0] - p[None, :, 0], dets.xy_mm[:, None, 1] - p[None, :, 1])
+        on_ball = d.min(axis=1) < 0.5 * radius
+        if int(on_ball.sum()) >= 3 and 2 * int((out & on_ball).sum()) > int(on_ball.sum()):
+            out[:] = False
+            return out
+    # the balls of a set differ in tint (ivory yellows with age, a ball's number shows more or less of its
+    # paint) by more than the class's spread, learnt mostly from the balls that moved lately: a ball at rest
+    # that reads as it always read is that ball (seed-181 frame_free: 4, 5.2 deviations off the ivory mean
+    # under a drifted model, was lost at rest for 25 s and its detection taken by a ball just potted)
+    col = dets.data.get("colour")
+    if col is None:
+        return out
+    for tr in active:
+        if tr.own_colour is None or tr.state == BallState.MOVING:
+            continue
+        near = out & (np.hypot(*(dets.xy_mm - tr.xy).T) < 0.5 * radius)
+        for k in np.nonzero(near)[0]:
+            out[k] = not model.reads_as(tr.ball == COLOURED_ID, np.asarray(col[k])[1:3], tr.own_colour)
+    return out
+
+
+def learn_own_colour(model: ColourModel, tr: Track, dets: Detections, k: int, foreign: np.ndarray | None,
+                     cls: np.ndarray | None, alpha: float = 0.1) -> None:
+    """Follow the chroma of a ball seen at rest in detection k (`foreign`, `cls`: this frame's readings of the
+    detections): begun from a reading the class model takes for a ball of the set and of the ball's own class,
+    then only from readings its own colour already explains (a step of at most alpha times `foreign_sigma`
+    deviations: a hand over the ball now and then cannot drag it off)."""
+    col = dets.data.get("colour")
+    if col is None or k >= len(col) or not model.ready:
+        return
+    c = np.asarray(col[k], dtype=float)[1:3]
+    if not np.all(np.isfinite(c)):
+        return
+    if cls is not None and cls[k] in (BallClass.COLOURED, BallClass.IVORY) and (
+            (cls[k] == BallClass.COLOURED) != (tr.ball == COLOURED_ID)):
+        return  # read as the other class: a swapped identity must not teach it
+    if tr.own_colour is None:
+        if foreign is None or not foreign[k]:
+            tr.own_colour = c.copy()
+    elif model.reads_as(tr.ball == COLOURED_ID, c, tr.own_colour):
+        tr.own_colour = tr.own_colour + alpha * (c - tr.own_colour)

@@ -22,8 +22,10 @@ from vision.identity import (
     COLOURED_ID,
     UNNAMED,
     ColourModel,
+    foreign_readings,
     from_position_map,
     from_rack,
+    learn_own_colour,
     match_positions,
     odd_one_out,
 )
@@ -68,6 +70,7 @@ class TrackSet:
         self._expected: dict[str, np.ndarray] = {}  # spotted balls not yet seen on their spot: id -> mm
         self.colours = ColourModel()  # coloured vs ivory, learnt from the balls under this light
         self._cls: np.ndarray | None = None  # this frame's classes by the colour model
+        self._foreign_now: np.ndarray | None = None  # and which readings are of no ball of the set
 
     # --- identity ---------------------------------------------------------------------------
     def _initialise(self, dets: Detections) -> None:
@@ -206,7 +209,8 @@ class TrackSet:
         hyps = hypotheses(active, dt, self.t, self.table, self.config)
         cls = self.colours.classes(dets)  # once a frame: the assignment and the revivals read it
         self._cls = cls
-        foreign = self._foreign(dets, active)  # no ball of this set: a hand, a sleeve, a cue tip
+        foreign = foreign_readings(self.colours, dets, active, self.R)  # no ball of this set: a hand, a cue tip
+        self._foreign_now = foreign
         smeared = self._may_smear(active, dets, foreign, dt, occluded) if foreign[free].any() else None
         extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], smeared, self.table, self.config)
         extra += owned_cost(active, dets.xy_mm[free], self.R)  # a resting ball in view keeps its own detection
@@ -240,21 +244,6 @@ class TrackSet:
         if self._expected:  # rare: only between a verdict that spots a ball and the ball's arrival
             self.relabel(self.expected, 0.9)
         return self.publish(t)
-
-    def _foreign(self, dets: Detections, active: list[Track]) -> np.ndarray:
-        """`ColourModel.foreign`, unless most detections lying on balls at rest read foreign too (three at least:
-        one track may sit on a hand): then the light changed and the model, not the balls, is out of date (it
-        catches up through the balls it is given)."""
-        out = self.colours.foreign(dets)
-        if not out.any():
-            return out
-        rest = np.array([tr.xy for tr in active if tr.state == BallState.STATIONARY]).reshape(-1, 2)
-        if len(rest):
-            d = np.hypot(dets.xy_mm[:, None, 0] - rest[None, :, 0], dets.xy_mm[:, None, 1] - rest[None, :, 1])
-            on_ball = d.min(axis=1) < 0.5 * self.R
-            if int(on_ball.sum()) >= 3 and 2 * int((out & on_ball).sum()) > int(on_ball.sum()):
-                out[:] = False
-        return out
 
     def _may_smear(self, active: list[Track], dets: Detections, foreign: np.ndarray, dt: float,
                    occluded: Occluded | None) -> np.ndarray:
@@ -401,6 +390,8 @@ class TrackSet:
         tr.history.append(tr.xy)
         motion_state(tr, spinning, self.config)
         tr.moving_seen = tr.moving_seen + 1 if tr.state == BallState.MOVING else 0
+        if tr.state == BallState.STATIONARY and margin >= 2.0 and tr.id_conf >= 0.5:
+            learn_own_colour(self.colours, tr, dets, k, self._foreign_now, self._cls)
 
     def _missed(self, tr: Track, dt: float, occluded: Occluded | None) -> None:
         cfg = self.config

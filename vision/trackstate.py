@@ -92,6 +92,7 @@ class Track:
     # revived from a reading the learnt colour model called foreign (its colour where the light differs): it may
     # take such readings at rest where it was revived
     odd_colour_xy: np.ndarray | None = None
+    own_colour: np.ndarray | None = None  # (Cr, Cb) this ball reads at rest: see identity.foreign_readings
     # detections taken since it last began to move: its speed is only known from the second on (a stroke falls
     # anywhere inside the frame of its first step, so that step's length is a fraction of a frame's travel)
     moving_seen: int = 0

@@ -268,9 +268,10 @@ def test_a_slow_stroke_stopped_on_a_ball_a_few_mm_off_is_a_stroke_by_the_momentu
 
 
 def test_a_pack_hit_through_a_middle_ball_seen_late_passes_the_hit_on_in_order() -> None:
-    # seed-191 touching_cluster_hit 1.5-6.6 s (60 fps): 12, back off the rear cushion, rolls into 9, which touches 2, which touches C (truth:
-    # 12-9, 9-2, 2-C at 5.103-5.104 s). C is seen to start first, 9 last; 9-2 came out at 2's fitted start,
-    # 21 ms after 2-C, so C passed on 2's tokens before 2 had 9's (12's cushion): a 1.20 foul for a 4b
+    # seed-191 touching_cluster_hit 1.5-6.6 s (60 fps): 12, back off the rear cushion, rolls into 9, which
+    # touches 2, which touches C (truth: 12-9, 9-2, 2-C at 5.103-5.104 s). C is seen to start first, 9 last; 9-2
+    # came out at 2's fitted start, 21 ms after 2-C, so C passed on 2's tokens before 2 had 9's (12's cushion): a
+    # 1.20 foul for a 4b
     events = _events("pack_hit_late_middle_ball_60fps.npz", fps=60.0)
     hits = {frozenset(e.balls or ()): e.t for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5
             and 5.0 <= e.t <= 5.2}
