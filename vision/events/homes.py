@@ -85,10 +85,13 @@ class HomeLogic(DetectorCore):
         return 0 < o.t - t_prev <= SETTLE_WAIT_S and float(np.hypot(*(o.anchor - home))) > self.s.onset_mm
 
     def _turns(self, o: Onset) -> list[float]:
-        """When anything turned the ball from just before this start on: its cushion kinks and its contacts of any
-        confidence. Only these end its run, and only these can bring a rolling ball back onto the place it left."""
-        hits = [tc for pair, tc in self.last_pair.items() if o.ball in pair]
-        return [k for k in [*self.kinks.get(o.ball, []), *hits] if k > o.t - self.s.cause_window_s]
+        """When anything turned the ball from just before this start on (`_turns_of`). Only these end its run, and
+        only these can bring a rolling ball back onto the place it left."""
+        return [k for k in self._turns_of(o.ball) if k > o.t - self.s.cause_window_s]
+
+    def _turns_of(self, b: int) -> list[float]:
+        """When ball b was turned: its cushion kinks and its contacts of any confidence."""
+        return [*self.kinks.get(b, []), *(tc for pair, tc in self.last_pair.items() if b in pair)]
 
     def _back_home(self, o: Onset, homes: list[np.ndarray], final: bool) -> bool | None:
         """Did the ball of this start come back onto one of `homes` (`came_back`, or at rest again there)?

@@ -447,10 +447,6 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                 best = max(best, float(np.hypot(*(fa.v + fx.v))) - self.s.push_z * sigma)
         return max(best, 0.0)
 
-    def _turns_of(self, b: int) -> list[float]:
-        """When ball b was turned: its cushion kinks and its contacts of any confidence."""
-        return [*self.kinks.get(b, []), *(tc for pair, tc in self.last_pair.items() if b in pair)]
-
     def _run_after(self, b: int, t0: float, t1: float) -> LineFit | None:
         """Ball b's run between times t0 and t1 (three samples at least)."""
         t, xy = self.hist.track(b, self.hist.counter_at(t0), self.hist.newest)
