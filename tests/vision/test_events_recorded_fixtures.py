@@ -291,3 +291,22 @@ def test_a_hanging_ball_that_drops_just_before_the_recording_ends_is_a_pot_for_r
     assert len(pots) == 1 and pots[0].pocket == "middle_left"
     assert pots[0].confidence < 0.5 and pots[0].extra.get("review") and pots[0].extra.get("hanging")
     assert abs(pots[0].t - 7.705) * 60 <= 2.0
+
+
+def test_a_hanging_ball_unseen_since_before_the_last_shot_ended_is_not_dated_into_that_shot() -> None:
+    # the same stretch with 12 held hidden from 4.83 s, while the shot still ran (its shot_end at 5.27 s lists 12 at
+    # rest): a pot dated at 4.83 s and marked late sat inside that shot, and the rules read "12 jumped back out of
+    # the pocket (1.22.5)" unflagged. Unseen since before the shot's end, its pot cannot be placed: none
+    from dataclasses import replace
+
+    from vision.types import BallState
+
+    states = recorded_states(DATA / "hanging_ball_drops_at_clip_end_60fps.npz")
+    k = states[0].ids.index("12")
+    for i, st in enumerate(states):
+        if st.t >= 4.83:
+            state, conf = st.state.copy(), st.confidence.copy()
+            state[k], conf[k] = BallState.HIDDEN, 0.5 * conf[k]
+            states[i] = replace(st, state=state, confidence=conf)
+    events = detect_events(Table.load(), 60.0, states, event_settings())
+    assert not [e for e in events if e.type is EventType.POT and e.ball == "12"]

@@ -95,6 +95,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         # where it rested before it (or before the one it followed)
         self.stop_rec: dict[int, tuple[float, float]] = {}  # per ball: (stop time, start of the fitted approach)
         self.shot_t0 = np.inf  # start of the running shot, and the rest positions at its stroke
+        self.ended_t = -np.inf  # time of the last shot_end
         self.shot_anchors: dict[int, np.ndarray] = {}
         self.first_hit_t = np.inf  # the shot's first contact of a moving ball
         self.struck: str | None = None
@@ -137,7 +138,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self._settle_moved(final=True)
         self._note4(final=True)
         self._finish_pushes(final=True)
-        self._gone(self.pots.at_end(self.hist.time(n), self.phase is ShotPhase.RUNNING))
+        running = self.phase is ShotPhase.RUNNING
+        self._gone(self.pots.at_end(self.hist.time(n), self.shot_t0 if running else self.ended_t, running))
         self._check_end(final=True)
         return self._release(final=True)
 
@@ -442,10 +444,11 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             extra["truncated"] = True
         else:
             t_end = self._end_time()
+        self.ended_t = max(t_end, 0.0)
         self._emit(
             Event(
                 EventType.SHOT_END,
-                max(t_end, 0.0),
+                self.ended_t,
                 0,
                 1.0 if "truncated" not in extra else 0.4,
                 positions=positions,

@@ -144,20 +144,22 @@ class PotWatcher:
             self.gone[b] = True
         return out
 
-    def at_end(self, t_end: float, shot_running: bool) -> list[Gone]:
-        """End of stream: a ball hanging in a mouth and unseen since two frames or more before the end dropped,
-        or a cover hides it; the recording ended before the tracker could tell (it gives a ball up only after its
-        place has been in view and empty for a while): a pot for review, not silence (seed-137 and -151
-        hanging_ball_drops_later: 12 dropped 0.6 s before the end)."""
+    def at_end(self, t_end: float, since: float, shot_running: bool) -> list[Gone]:
+        """End of stream: a ball hanging in a mouth, unseen for the last two frames or more and since the running
+        shot began (or, between shots, since the last one ended), dropped, or a cover hides it; the recording
+        ended before the tracker could tell (it gives a ball up only after its place has been in view and empty
+        for a while): a pot for review, not silence (seed-137 and -151 hanging_ball_drops_later: 12 dropped 0.6 s
+        before the end). One unseen since before that shot's boundary is left alone: its pot could not be placed
+        in the right shot."""
         out = []
         for b in list(self.hanging):
-            unseen = t_end - float(self.last_t[b])
-            if self.gone[b] or not np.isfinite(unseen) or unseen < 2.0 / self.fps:
+            t = float(self.last_t[b]) + 0.5 / self.fps
+            if self.gone[b] or not np.isfinite(t) or t_end - t < 1.0 / self.fps or t < since:
                 continue
             pocket = self.hanging[b]
-            gone = self._pot(b, float(self.last_t[b]) + 0.5 / self.fps, 0.45, shot_running)
-            why = (f"hanging in the {pocket} mouth, unseen for the last {unseen:.1f} s of the recording: dropped, "
-                   "or covered?")
+            gone = self._pot(b, t, 0.45, shot_running)
+            why = (f"hanging in the {pocket} mouth, unseen for the last {t_end - t + 0.5 / self.fps:.2f} s of the "
+                   "recording: dropped, or covered?")
             out.append(Gone(b, "pot", gone.t, gone.pocket, gone.confidence, {**gone.extra, "review": True, "why": why}))
             self.gone[b] = True
         return out
