@@ -79,18 +79,22 @@ def hypotheses(
 def _into_pocket(table: Table, p: np.ndarray, pred: np.ndarray, v: np.ndarray) -> bool:
     """Is a ball at p (predicted at pred) in a pocket's mouth, moving into the pocket?"""
     for q in (p, pred):
-        name = table.pocket_at(q) if near_pocket(table, q) else None
+        name = pocket_near(table, q)
         if name is not None:
             return float(np.dot(v, np.asarray(table.pockets[name].outward))) > 0.0
     return False
 
 
-def near_pocket(table: Table, p: np.ndarray) -> bool:
+def pocket_near(table: Table, p: np.ndarray) -> str | None:
     """pocket_at, skipped for the bulk of the bed far from every pocket (it is called a lot)."""
     x, y = abs(float(p[0])), abs(float(p[1]))
     if y < table.half_width - 200.0 or not (x > table.half_length - 200.0 or x < 200.0):
-        return False
-    return table.pocket_at(p) is not None
+        return None
+    return table.pocket_at(p)
+
+
+def near_pocket(table: Table, p: np.ndarray) -> bool:
+    return pocket_near(table, p) is not None
 
 
 def mirror(table: Table, p: np.ndarray) -> np.ndarray:
