@@ -21,6 +21,11 @@ Beside the headline, figures that say what the headline is made of (the matching
   touches of one pair (the kinematic break's rack repeats pairs within ~1 ms), so this is the observable set.
   The same for cushions, a ball's repeats on one segment (a ball rattling in a pocket's jaws touches one nose
   two or three times within a frame);
+- "crossings at a middle pocket's mouth left out": a truth centre-line crossing of a ball that the truth pots
+  in a middle pocket within `AT_MOUTH_S` (1 ms) of it is left out, with any detection it matches. A pot aimed
+  at the middle of a middle pocket meets the line where it leaves the bed, and the truth's side is decided by a
+  fraction of a millimetre (1 ms at the 3 m/s of a firm pot is 3 mm, `EventSettings.review_band_mm`): the
+  detector is meant to flag these for review, and the figure counts how many of them it did;
 - recall on truth contacts whose impulse is below 60 mm/s (`EventSettings.kink_min_mm_s`, the smallest
   velocity change the detector calls a kink) and at or above it: a diagnostic, nothing is removed. The impulse is
   the physics truth's `speed_mm_s` (normal closing speed: equal masses, each ball's velocity change along the
@@ -46,7 +51,7 @@ from bench.latency import Latencies, release_latencies
 from bench.latency import headline as latency_headline
 from bench.latency import summary as latency_summary
 from calibration.table import Table
-from rules.events import Event, EventType
+from rules.events import Event, EventType, Line
 from vision.events import EventDetector
 from vision.pipeline import event_settings
 
@@ -54,6 +59,7 @@ TARGETS = {"pot": 0.99, "cushion": 0.97, "ball_contact": 0.95, "line_cross": 0.9
 TOL_FRAMES = 2.0
 SLOW_CONTACT_MM_S = 60.0  # EventSettings.kink_min_mm_s: the smallest velocity change the detector calls a kink
 MIN_CONF = 0.5
+AT_MOUTH_S = 1e-3  # a centre-line crossing this close before a middle-pocket pot met the line at the mouth
 
 
 def _key(e: Event) -> Any:
@@ -113,6 +119,16 @@ def _prf(c: dict[str, int]) -> dict[str, float]:
     p = c["tp"] / max(c["tp"] + c["fp"], 1)
     r = c["tp"] / max(c["tp"] + c["fn"], 1)
     return {"precision": p, "recall": r, "f1": 2 * p * r / max(p + r, 1e-12), "n_truth": c["tp"] + c["fn"]}
+
+
+def at_mouth(truth: list[Event]) -> list[Event]:
+    """Truth centre-line crossings within AT_MOUTH_S before the same ball's pot in a middle pocket."""
+    pots = [e for e in truth if e.type is EventType.POT and (e.pocket or "").startswith("middle")]
+    return [
+        e for e in truth
+        if e.type is EventType.LINE_CROSS and e.line is Line.CENTRE
+        and any(p.ball == e.ball and 0.0 <= p.t - e.t <= AT_MOUTH_S for p in pots)
+    ]
 
 
 def _first_contacts(events: list[Event]) -> list[tuple[float, frozenset[str] | None]]:
@@ -192,6 +208,8 @@ def run(
     solo = {"tp": 0, "fp": 0, "fn": 0}
     merged = {"tp": 0, "fp": 0, "fn": 0}
     merged_cushions = {"tp": 0, "fp": 0, "fn": 0}
+    lines_clear = {"tp": 0, "fp": 0, "fn": 0}
+    mouth = {"n": 0, "flagged": 0}
     by_speed = {"slow": [0, 0], "fast": [0, 0], "unknown": [0, 0]}  # [found, truth] below / at or above 60 mm/s
     flagged = False  # does the truth mark the contacts inside packs (synthetic.physics does)?
     misses: list[str] = []
@@ -257,6 +275,15 @@ def run(
         merged_cushions["tp"] += len(mp)
         merged_cushions["fn"] += len(mfn)
         merged_cushions["fp"] += len(mfp)
+        doubt = at_mouth(case.truth)
+        mouth["n"] += len(doubt)
+        mouth["flagged"] += sum(id(e) in flagged_fn for e in doubt)
+        gone = {id(e) for e in doubt} | {id(fe) for te, fe in pairs if any(te is e for e in doubt)}
+        for group, sign in ((pairs, "tp"), (fn, "fn"), (fp, "fp")):
+            lines_clear[sign] += sum(
+                _etype(e) is EventType.LINE_CROSS and not {id(x) for x in (e if isinstance(e, tuple) else (e,))} & gone
+                for e in group
+            )
         hit = {id(te) for te, _ in pairs}
         for k, e in enumerate(case.truth):
             if e.type is not EventType.BALL_CONTACT:
@@ -302,6 +329,11 @@ def run(
         "ball_contact_outside_clusters": {k: round(v, 3) for k, v in _prf(solo).items()} if flagged else {},
         "ball_contact_repeats_merged": {k: round(v, 3) for k, v in _prf(merged).items()},
         "cushion_repeats_merged": {k: round(v, 3) for k, v in _prf(merged_cushions).items()},
+        "line_cross_at_mouth_left_out": {
+            **{k: round(v, 3) for k, v in _prf(lines_clear).items()},
+            "left_out": mouth["n"],
+            "flagged": mouth["flagged"],
+        },
         "ball_contact_recall_by_impulse": {
             k: {"found": f, "truth": n, "recall": round(f / n, 3) if n else None} for k, (f, n) in by_speed.items()
         },
@@ -365,6 +397,12 @@ def _print(res: dict[str, Any], misses: list[str]) -> None:
     print(
         f"cushion, a ball's repeats on one segment within one frame period merged: P {mk['precision']:.3f}  "
         f"R {mk['recall']:.3f}  F1 {mk['f1']:.3f}  ({mk['n_truth']:.0f} true)"
+    )
+    ml = res["line_cross_at_mouth_left_out"]
+    print(
+        f"line_cross, crossings at a middle pocket's mouth left out: P {ml['precision']:.3f}  R {ml['recall']:.3f}  "
+        f"F1 {ml['f1']:.3f}  ({ml['n_truth']:.0f} true; {ml['left_out']} left out, {ml['flagged']} of them "
+        "reported for review)"
     )
     sp = res["ball_contact_recall_by_impulse"]
     parts = [

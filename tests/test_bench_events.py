@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from bench.events_bench import at_mouth
 from bench.events_cases import flag_packs, rack_rank
 from calibration.table import Table
-from rules.events import Event, EventType
+from rules.events import Direction, Event, EventType, Line
 
 
 def test_flag_packs_marks_only_pairs_touching_at_the_start() -> None:
@@ -54,3 +55,19 @@ def test_the_f1_by_frame_rate_of_a_single_rate_set_is_the_headline() -> None:
     assert list(by_rate) == ["60 fps"]
     for name, f1 in by_rate["60 fps"].items():
         assert f1 == round(res["per_type"][name]["f1"], 3), name
+
+
+def test_at_mouth_picks_centre_crossings_at_a_middle_pocket_pot_only() -> None:
+    """A crossing within 1 ms before the same ball's middle-pocket pot is left out of the figure; one earlier,
+    one before a corner pot, another ball's, or a house-line crossing stay."""
+    def cross(t: float, ball: str, line: Line = Line.CENTRE) -> Event:
+        return Event(EventType.LINE_CROSS, t, 0, ball=ball, line=line, to=Direction.FRONT)
+
+    def pot(t: float, ball: str, pocket: str) -> Event:
+        return Event(EventType.POT, t, 0, ball=ball, pocket=pocket)
+
+    at, early, corner, other = cross(4.4716, "6"), cross(2.0, "7"), cross(3.0, "8"), cross(4.4712, "9")
+    house = cross(4.4716, "6", Line.HOUSE)
+    truth = [early, at, house, other, corner, pot(2.05, "7", "middle_left"), pot(3.0004, "8", "corner_front_left"),
+             pot(4.4716, "6", "middle_right"), pot(4.4730, "9", "middle_right")]
+    assert at_mouth(truth) == [at]
