@@ -13,7 +13,9 @@ from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import detect_events
+from vision.events.cushions import Boundary, stopped_at_nose
 from vision.events.kink import pinned_bounce
+from vision.events.settings import EventSettings
 
 TABLE = Table.load()
 R = TABLE.ball_radius
@@ -192,3 +194,22 @@ def test_a_cue_ball_frozen_to_a_cushion_struck_into_a_near_ball_touches_nothing_
         assert not [e for e in got if e.ball == "C" and e.t < 1.0], f"seed {seed}"
         found += any(e.ball == "14" and e.cushion == "right_rear" and abs(e.t - touch.t) * fps <= 2 for e in got)
     assert found >= 2
+
+
+def test_stopped_at_nose_only_for_a_ball_seen_heading_in_that_stops_within_the_review_band() -> None:
+    s, bound, r = EventSettings(), Boundary(Table.load()), 34.0
+    t = np.linspace(0.0, 0.5, 16)
+    y_nose = 887.5 - r  # the centre touching left_rear's nose
+
+    def run(start: tuple[float, float], stop: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+        k = np.sqrt(t / t[-1])[:, None]  # decelerating into the stop
+        return np.asarray(stop) + (np.asarray(start) - np.asarray(stop)) * (1.0 - k), np.asarray(stop, dtype=float)
+
+    xy, anchor = run((900.0, y_nose - 40.0), (910.0, y_nose - 2.0))  # into the nose, 2 mm off it
+    tc = stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r)
+    assert tc is not None and tc.cushion == "left_rear" and tc.review and tc.confidence < 0.5
+    assert tc.margin_mm == pytest.approx(2.0) and 0.0 <= tc.t <= 0.5
+    xy, anchor = run((900.0, y_nose - 40.0), (910.0, y_nose - 5.0))  # stopped 5 mm short: beyond the band
+    assert stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r) is None
+    xy, anchor = run((700.0, y_nose - 1.0), (900.0, y_nose - 1.0))  # along the nose, 1 mm off: not heading in
+    assert stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r) is None

@@ -17,7 +17,14 @@ from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
 from vision.events.covershift import CoverShiftWatcher
-from vision.events.cushions import Boundary, Touch, touch_candidates, under_cover, verify_touches
+from vision.events.cushions import (
+    Boundary,
+    Touch,
+    stopped_at_nose,
+    touch_candidates,
+    under_cover,
+    verify_touches,
+)
 from vision.events.history import History
 from vision.events.knocked import vanish_candidates, verify_knocked
 from vision.events.lines import Crossing, LineWatcher
@@ -315,6 +322,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             extra["margin_mm"] = round(tc.margin_mm, 2)
         if tc.review:
             extra["review"] = True
+        if tc.why is not None:
+            extra.update(stopped_short=True, why=tc.why)
         ev = Event(
             EventType.CUSHION,
             tc.t,
@@ -364,6 +373,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         # that onset is judged) tells no way and keeps the one before
         if self.phase is ShotPhase.RUNNING and float(np.hypot(*way)) > self.s.rest_radius_mm:
             self.stop_dir[st.ball] = (t_stop, way, st.since)
+            tc = stopped_at_nose(self.bound, self.s, st.ball, t_stop, st.anchor, t_back, xy_back, self.R)
+            if tc is not None and self.last_touch.get((st.ball, tc.cushion), -np.inf) < t_from:
+                self._touch(tc)
         self.last_stops[st.ball] = st
         self._moved_unseen(st)
         self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))

@@ -10,9 +10,9 @@ time is where the fitted track meets the line. Reported readings:
   to rest, with its margin and a confidence below 0.6 (for review).
 - note 4: a touch of a middle-pocket jaw lying in the other half counts as a crossing into that half
   (extra {"jaw": pocket, "note4": true}); see `jaw_bounce`.
-- a side change that the track only shows as a jump, a step between two samples faster by more than
-  `JUMP_EXCESS_MM_S` than the ball runs on both sides of it (the tracker lost the ball and found it
-  elsewhere, or a ball put back by hand), is not a crossing: no event.
+- a side change that the track only shows as a jump, a step between two samples faster than the ball runs
+  on both sides of it by more than `JUMP_EXCESS_MM_S` and a share of that speed (`settings.is_jump`; the
+  tracker lost the ball and found it elsewhere, or a ball put back by hand), is not a crossing: no event.
 - a ball potted in a middle pocket crosses the centre line only if its centre meets the line before it
   passes the mouth line (where it leaves the bed); a centre within `review_band_mm` of the line at the
   mouth, on either side, is reported for review.
@@ -28,7 +28,7 @@ from calibration.table import Table
 from rules.events import Direction, Line
 from vision.events.fit import LineFit, fit_line
 from vision.events.history import History
-from vision.events.settings import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S, EventSettings, noise_model
+from vision.events.settings import MAX_SPEED_MM_S, EventSettings, is_jump, noise_model
 from vision.types import BallState
 
 _UNKNOWN = 2
@@ -284,7 +284,7 @@ class LineWatcher:
         near = near[near <= MAX_SPEED_MM_S]  # steps that can be motion, on either side
         if len(t[: k + 1]) < 2 and len(t[k + 1 :]) < 2:
             return False  # nothing seen around it to compare with
-        return bool(speed[k] > (near.max() if len(near) else 0.0) + JUMP_EXCESS_MM_S)
+        return is_jump(float(speed[k]), float(near.max()) if len(near) else 0.0)
 
 
 def _to(side: int) -> Direction:

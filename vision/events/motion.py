@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.events.fit import LineFit, fit_line, point_segment_distance
 from vision.events.history import History
-from vision.events.settings import JUMP_EXCESS_MM_S, MAX_SPEED_MM_S, EventSettings, frames, noise_model
+from vision.events.settings import MAX_SPEED_MM_S, EventSettings, frames, is_jump, noise_model
 from vision.types import BallState
 
 _ANCHOR_CAP = 120  # samples averaged into a rest anchor at most: a slow creep still drags it out
@@ -358,7 +358,7 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     # a stroke leaves no faster than it runs on, give or take the noise; unless it hit a ball on its first or
     # second step (a hit inside the second frame interval slows that step too: at 30 fps a ball struck at 3 m/s
     # runs 100 mm a frame, and a ball 150 mm away is hit in the second)
-    if step > float(np.max(after)) + JUMP_EXCESS_MM_S and not _handed_on(hist, o, xy[:2], 2 * rest_radius_mm):
+    if is_jump(step, float(np.max(after))) and not _handed_on(hist, o, xy[:2], 2 * rest_radius_mm):
         return True
     still = float(np.max(np.hypot(*(xy - xy[0]).T))) <= rest_radius_mm
     if not still:

@@ -18,6 +18,15 @@ MAX_SPEED_MM_S = 15000.0
 # centre (lost and found elsewhere), not motion: friction only slows a ball, and a hit in between shows in
 # the speed after it; 5 mm of noise over a 1/60 s frame is ~400 mm/s.
 JUMP_EXCESS_MM_S = 1000.0
+# ... plus this share of that speed: a fast ball's tracked centre errs by a share of its run per frame (blur,
+# and the filter's lag and overshoot after a stroke from rest); seed-151 break, struck at 7.2 m/s at 30 fps:
+# the tracked steps ran 6.5, 8.4, 7.0 m/s for a true 7.1 (22 mm off, a tenth of the run per frame)
+JUMP_EXCESS_SHARE = 0.25
+
+
+def is_jump(step_mm_s: float, run_mm_s: float) -> bool:
+    """Is a step at `step_mm_s` a jump of the tracked centre next to a ball running at most `run_mm_s`?"""
+    return step_mm_s > run_mm_s * (1.0 + JUMP_EXCESS_SHARE) + JUMP_EXCESS_MM_S
 
 
 @dataclass(frozen=True)
