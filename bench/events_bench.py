@@ -25,7 +25,9 @@ Beside the headline, figures that say what the headline is made of (the matching
   in a middle pocket within `AT_MOUTH_S` (1 ms) of it is left out, with any detection it matches. A pot aimed
   at the middle of a middle pocket meets the line where it leaves the bed, and the truth's side is decided by a
   fraction of a millimetre (1 ms at the 3 m/s of a firm pot is 3 mm, `EventSettings.review_band_mm`): the
-  detector is meant to flag these for review, and the figure counts how many of them it did;
+  detector is meant to flag these for review, and the figure counts how many of them it did. One-sided: a
+  confident detection at a mouth where the truth has no crossing still counts as extra (the truth events hold
+  no margin to leave it out by), so the figure's precision is, if anything, low;
 - recall on truth contacts whose impulse is below 60 mm/s (`EventSettings.kink_min_mm_s`, the smallest
   velocity change the detector calls a kink) and at or above it: a diagnostic, nothing is removed. The impulse is
   the physics truth's `speed_mm_s` (normal closing speed: equal masses, each ball's velocity change along the

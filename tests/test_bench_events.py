@@ -67,7 +67,8 @@ def test_at_mouth_picks_centre_crossings_at_a_middle_pocket_pot_only() -> None:
         return Event(EventType.POT, t, 0, ball=ball, pocket=pocket)
 
     at, early, corner, other = cross(4.4716, "6"), cross(2.0, "7"), cross(3.0, "8"), cross(4.4712, "9")
-    house = cross(4.4716, "6", Line.HOUSE)
-    truth = [early, at, house, other, corner, pot(2.05, "7", "middle_left"), pot(3.0004, "8", "corner_front_left"),
-             pot(4.4716, "6", "middle_right"), pot(4.4730, "9", "middle_right")]
+    house, after = cross(4.4716, "6", Line.HOUSE), cross(5.0004, "10")  # after: a crossing just after a pot
+    truth = [early, at, house, other, corner, after, pot(2.05, "7", "middle_left"),
+             pot(3.0004, "8", "corner_front_left"), pot(4.4716, "6", "middle_right"), pot(4.4730, "9", "middle_right"),
+             pot(5.0, "10", "middle_left")]
     assert at_mouth(truth) == [at]

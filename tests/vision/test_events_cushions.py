@@ -13,8 +13,9 @@ from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import detect_events
-from vision.events.cushions import Boundary, stopped_at_nose
+from vision.events.cushions import Boundary
 from vision.events.kink import pinned_bounce
+from vision.events.nosestop import stopped_at_nose
 from vision.events.settings import EventSettings
 
 TABLE = Table.load()
@@ -197,7 +198,7 @@ def test_a_cue_ball_frozen_to_a_cushion_struck_into_a_near_ball_touches_nothing_
 
 
 def test_stopped_at_nose_only_for_a_ball_seen_heading_in_that_stops_within_the_review_band() -> None:
-    s, bound, r = EventSettings(), Boundary(Table.load()), 34.0
+    s, bound, r = EventSettings(), Boundary(TABLE), 34.0
     t = np.linspace(0.0, 0.5, 16)
     y_nose = 887.5 - r  # the centre touching left_rear's nose
 
@@ -207,9 +208,28 @@ def test_stopped_at_nose_only_for_a_ball_seen_heading_in_that_stops_within_the_r
 
     xy, anchor = run((900.0, y_nose - 40.0), (910.0, y_nose - 2.0))  # into the nose, 2 mm off it
     tc = stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r)
-    assert tc is not None and tc.cushion == "left_rear" and tc.review and tc.confidence < 0.5
-    assert tc.margin_mm == pytest.approx(2.0) and 0.0 <= tc.t <= 0.5
+    assert tc is not None and tc.cushion == "left_rear" and tc.review and tc.confidence < 0.5 and tc.stopped
+    assert tc.margin_mm == pytest.approx(2.0)
     xy, anchor = run((900.0, y_nose - 40.0), (910.0, y_nose - 5.0))  # stopped 5 mm short: beyond the band
     assert stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r) is None
     xy, anchor = run((700.0, y_nose - 1.0), (900.0, y_nose - 1.0))  # along the nose, 1 mm off: not heading in
     assert stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r) is None
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_stopped_at_nose_is_timed_at_the_touch_not_at_a_noisy_rest_sample(seed: int) -> None:
+    """A creep at 50 mm/s into left_rear, back out at 20 mm/s and at rest 2 mm off it 0.2 s later, sampled at
+    30 fps with the tracker's rest noise (1.5 mm) and 0.6 s at rest: the touch is timed within the bench's two
+    frames (the nearest single sample is often a noisy one at rest, many frames late)."""
+    s, bound, r, fps = EventSettings(), Boundary(TABLE), 34.0, 30.0
+    rng = np.random.default_rng(seed)
+    t = np.arange(0.0, 1.2, 1.0 / fps)
+    t_touch = 0.4 + rng.uniform(0.0, 1.0 / fps)
+    before = 50.0 * (t_touch - t) + 50.0 * (t_touch - t) ** 2  # decelerating at 100 mm/s^2
+    after = np.clip(t - t_touch, 0.0, 0.2)
+    u = np.where(t < t_touch, before, 20.0 * after - 50.0 * after**2)
+    y = 887.5 - r - u
+    xy = np.column_stack([900.0 + 100.0 * t, y]) + rng.normal(0.0, 1.5, (len(t), 2))
+    anchor = np.array([900.0 + 100.0 * t[-1], y[-1]])
+    tc = stopped_at_nose(bound, s, 3, float(t[-1]), anchor, t, xy, r)
+    assert tc is not None and abs(tc.t - t_touch) * fps <= 2.0

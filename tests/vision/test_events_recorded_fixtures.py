@@ -332,5 +332,16 @@ def test_a_creep_into_a_cushion_that_stops_a_millimetre_or_two_off_it_is_reporte
     touches = [e for e in events if e.type is EventType.CUSHION and e.ball == "C"]
     assert [(e.cushion, e.extra.get("review")) for e in touches] == [("right_rear", True)]
     assert touches[0].confidence < 0.5 and 0.0 < float(touches[0].extra["margin_mm"]) < 3.0
-    assert touches[0].extra["stopped_short"] is True and "stopped 2.4 mm off" in str(touches[0].extra["why"])
+    assert touches[0].extra["stopped_at_nose"] is True and "stopped 2.4 mm off" in str(touches[0].extra["why"])
     assert abs(touches[0].t - 64.626) * 30 <= 2.0
+
+
+def test_a_cue_ball_struck_6_mm_from_a_pack_ball_hits_it_though_no_frame_shows_its_run_in() -> None:
+    # seed-197 frame_free 11-17 s (from the shot before: the rest state matters): C struck at 2.5 m/s, 6 mm
+    # from 15 (truth: C-15 at 15.183 s, 2 ms after the stroke); 15 touched 14 and hit 7 and 5 within the frame,
+    # so its way off its rest was turned and no track proved the hit. C's first sample lay 1.3 mm inside
+    # touching 15's rest, with 15's own sample clear of it. The shot had no first contact: a 1.20 foul for a 2a
+    events = _events("struck_6mm_from_a_pack_ball_30fps.npz")
+    first = next(e for e in events if e.type is EventType.BALL_CONTACT and e.t > 15.0)
+    assert set(first.balls or ()) == {"C", "15"} and first.confidence >= 0.5 and first.extra.get("review")
+    assert abs(first.t - 15.183) * 30 <= 1.0

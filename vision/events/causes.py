@@ -105,6 +105,32 @@ class CauseLogic(DetectorCore):
         self._emit(Event(EventType.BALL_CONTACT, t, 0, 0.6, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
         return True
 
+    def _struck_from_near(self, a: int, o: Onset) -> None:
+        """The striker a of a group that left together, a few mm from o's ball, is on it before any frame shows
+        its run in and no track proves the hit: the way o's ball left tells (`_contact_by_line`), or a's first
+        sample after o's start, a step at least its rest gap off its rest, lying inside touching distance of o's
+        rest while o's own sample is clear of it (a ran through where o rested; the two centres are apart, so
+        neither was pulled by the other's image). Not for touching balls, nor a striker already running.
+        Seed-197 frame_free: C struck at 2.5 m/s 6 mm from 15, which touched 14 and hit 7 and 5 within a frame:
+        15's way was turned, and C was seen 1.3 mm into 15's rest; the shot had no first contact, a 1.20 foul."""
+        key = (min(a, o.ball), max(a, o.ball))
+        if abs(self.last_pair.get(key, -np.inf) - o.t) <= self.s.cause_window_s:
+            return  # reported already (a weak reading of the tracks, for review): once is enough
+        if self._contact_by_line(a, o):
+            return
+        anchor = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
+        c = self.hist.counter_at(o.t) + 1
+        ta, xa = self.hist.track(a, c, c)
+        to, xo = self.hist.track(o.ball, c, c)
+        if anchor is None or len(ta) == 0 or len(to) == 0:
+            return  # a already running before o's start (its run in shows), or a sample missing
+        rest_gap = self.table.ball_gap(anchor, o.anchor)
+        if rest_gap <= self.s.touch_tol_mm or float(np.hypot(*(xa[0] - anchor))) < rest_gap:
+            return  # touching (the pack's and the push's business), or not on o within its first frame
+        gap = float(np.hypot(*(xa[0] - o.anchor))) - 2 * self.R
+        if gap <= 0.0 and float(np.hypot(*(xa[0] - xo[0]))) >= 2 * self.R:
+            self._contact_by_overlap(a, o, gap)
+
     def _pack_way(self, a: int, o: Onset) -> tuple[np.ndarray, list[int]]:
         """The momentum (equal masses: the summed velocity) that o's ball and the balls touching it that left
         with it carried off: the impulse a gave it, along their line of centres. A ball touching another

@@ -40,7 +40,8 @@ class Touch:
     confidence: float
     review: bool
     pieces: Pieces
-    why: str | None = None  # a reading's own account, for the referee (`stopped_at_nose`)
+    stopped: bool = False  # read from where the ball came to rest (`vision.events.nosestop`)
+    why: str | None = None  # a reading's own account, for the referee
 
 
 class Boundary:
@@ -462,42 +463,3 @@ def _turn(
     pieces = Pieces(line_in, line_out, 0.0, False)
     return Touch(ball, t_c, bound.names[i], jaw, float(z), margin, conf, review, pieces)
 
-
-def stopped_at_nose(
-    bound: Boundary, s: EventSettings, ball: int, t_stop: float, anchor: np.ndarray, t: np.ndarray, xy: np.ndarray,
-    radius: float,
-) -> Touch | None:
-    """A ball that rolled at a nose and came to rest within `review_band_mm` of touching it, with no touch
-    read: did it reach the nose and come back a millimetre or two? A creep into a cushion at 40 mm/s leaves
-    at ~25 mm/s and stops 2 mm off the nose (seed-101 frame_free: C, 1.9 mm), a bounce no kink test can see
-    within the rest noise; one that stops short looks the same. Reported for review (confidence 0.4, its gap as
-    the margin) when it got there, the reading the rules weigh only when the verdict turns on it. `t`, `xy`: its
-    approach since its last kink; it must be seen heading into the nose by more than twice the rest noise."""
-    if len(t) < 2:
-        return None
-    dists, pts, par = bound.closest(anchor)
-    i = int(np.argmin(dists))
-    gap = float(dists[i]) - radius
-    if gap > s.review_band_mm or dists[i] <= 1e-9:
-        return None
-    n = (anchor - pts[i]) / float(dists[i])  # into the bed
-    if float(np.dot(xy[0] - xy[-1], n)) < 2.0 * np.sqrt(2.0) * s.noise_rest_mm:
-        return None  # not seen heading into the nose (rolling along it, or away)
-    # timed where its run-in (the samples still clearly off the rest, a line over the last few) reaches the
-    # nearest it came, within the run-in's last sample and the stop
-    u = (xy - pts[i]) @ n - radius
-    run = np.nonzero(u > float(u.min()) + 2.0 * s.noise_rest_mm)[0]
-    run = run[-6:] if len(run) else run
-    t_c = float(t[int(np.argmin(u))])
-    if len(run) >= 2 and float(np.ptp(t[run])) > 0.0:
-        slope, icpt = np.polyfit(t[run], u[run], 1)
-        if slope < 0.0:
-            t_c = float(np.clip((float(u.min()) - icpt) / slope, t[run[-1]], t_stop))
-    noise = noise_model(s)
-    pre = fit_line(t, xy, noise)
-    post = fit_line(np.array([t_stop, t_stop + 1.0]), np.vstack([anchor, anchor]), noise)
-    if pre is None or post is None:
-        return None
-    pieces = Pieces(pre, post, 0.0, False)
-    why = f"rolled into the {bound.names[i]} nose and stopped {gap:.1f} mm off it: touched it, or stopped short"
-    return Touch(ball, t_c, bound.names[i], bound.jaw_at(i, float(par[i])), 0.0, gap, 0.4, True, pieces, why)

@@ -17,18 +17,12 @@ from rules.events import BALL_IDS, Event, EventType
 from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
 from vision.events.covershift import CoverShiftWatcher
-from vision.events.cushions import (
-    Boundary,
-    Touch,
-    stopped_at_nose,
-    touch_candidates,
-    under_cover,
-    verify_touches,
-)
+from vision.events.cushions import Boundary, Touch, touch_candidates, under_cover, verify_touches
 from vision.events.history import History
 from vision.events.knocked import vanish_candidates, verify_knocked
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop
+from vision.events.nosestop import stopped_at_nose
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
@@ -322,8 +316,10 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             extra["margin_mm"] = round(tc.margin_mm, 2)
         if tc.review:
             extra["review"] = True
+        if tc.stopped:
+            extra["stopped_at_nose"] = True
         if tc.why is not None:
-            extra.update(stopped_short=True, why=tc.why)
+            extra["why"] = tc.why
         ev = Event(
             EventType.CUSHION,
             tc.t,

@@ -349,8 +349,8 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         t0 = min(g.t for g in group)  # the stroke: when the first of the balls it set moving left its rest
         self.last_hit[striker.ball] = max(self.last_hit[striker.ball], t0)
         for o in group:
-            if o is not striker:
-                self._contact_from_start(striker.ball, o)
+            if o is not striker and not self._contact_from_start(striker.ball, o):
+                self._struck_from_near(striker.ball, o)
         self._uncaused_start(striker, group)
         return True
 
