@@ -199,3 +199,39 @@ def clutter_cost(active: list[Track], xy_mm: np.ndarray, clutter_xy: np.ndarray,
     for i in rest:
         out[i] = (stays & (np.hypot(*(xy_mm - active[i].xy).T) > radius)) * INVALID
     return out
+
+
+def overlap_cost(
+    active: list[Track], xy_mm: np.ndarray, seen_xy: np.ndarray, radius: float, held_xy: np.ndarray
+) -> np.ndarray:
+    """Extra cost: a track not moving does not take a detection lying over the place of another resting ball
+    (centres nearer than 1.5 R: half a radius of overlap) that is still seen there this frame by a detection
+    the first overlaps (nearer than 1.75 R: two balls cannot overlap, give or take the noise), nor one over two
+    resting balls' places, one of them seen so: such a disc is a merged or shaded image (seed-199 frame_free:
+    an arm's shadow over 8, touching 6, left a disc on the seam between them, 32 mm from each; 8, 6 and a ball
+    hidden under the hand took it in turn: a phantom disturbance and two contacts). A ball struck into one
+    touching it is no exception: that one's own detection has left with it, two radii off. `seen_xy`: every
+    detection of the frame; `held_xy`: the places of resting balls whose detection repeated (not in `active`)."""
+    out = np.zeros((len(active), len(xy_mm)))
+    # at rest, or hidden at rest (a hand over it): both stay on their places until struck
+    rest = [j for j, tr in enumerate(active)
+            if tr.state == BallState.STATIONARY or (tr.state == BallState.HIDDEN and tr.hid_speed <= 0.0)]
+    places = np.vstack([np.array([active[j].xy for j in rest]).reshape(-1, 2), held_xy.reshape(-1, 2)])
+    if not len(places) or not len(xy_mm) or not len(seen_xy):
+        return out
+    owner = np.array(rest + [-1] * (len(places) - len(rest)))  # index into `active` (-1: a held ball)
+
+    def dist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+
+    on_place = dist(places, seen_xy) < 0.5 * radius  # (places, seen): its ball seen on its place
+    d = dist(places, xy_mm)
+    over = (d < 1.5 * radius) & (d >= 0.5 * radius)  # (places, dets): over a resting ball's place
+    overlaps = dist(seen_xy, xy_mm) < 1.75 * radius  # (seen, dets)
+    inside = over & ((on_place.astype(int) @ overlaps.astype(int)) > 0)  # ... overlapping its ball seen there
+    seam = (over.sum(axis=0) >= 2) & inside.any(axis=0)
+    for i, tr in enumerate(active):
+        if tr.state == BallState.MOVING:
+            continue
+        out[i] = (inside[owner != i].any(axis=0) | seam) * INVALID
+    return out

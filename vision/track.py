@@ -17,7 +17,7 @@ from vision import kalman
 from vision.assign import Hypothesis, ambiguity, cost_matrix, solve
 from vision.bedgeom import seen_off_bed
 from vision.hands import in_hand
-from vision.hypotheses import class_cost, clutter_cost, hypotheses, leave_cost, owned_cost
+from vision.hypotheses import class_cost, clutter_cost, hypotheses, leave_cost, overlap_cost, owned_cost
 from vision.identity import (
     COLOURED_ID,
     UNNAMED,
@@ -215,6 +215,8 @@ class TrackSet:
         extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], smeared, self.table, self.config)
         extra += owned_cost(active, dets.xy_mm[free], self.R)  # a resting ball in view keeps its own detection
         extra += clutter_cost(active, dets.xy_mm[free], self._clutter, self.R)  # nor jumps onto what lay elsewhere
+        held_xy = np.array([self.tracks[b].xy for b in held]).reshape(-1, 2)
+        extra += overlap_cost(active, dets.xy_mm[free], dets.xy_mm, self.R, held_xy)  # nor onto a disc inside a ball
         if occluded is not None:  # weak detections under an occluder: see `leave_cost`
             weak = np.array([dets.confidence[k] < 0.5 and occluded(dets.xy_mm[k]) for k in free], dtype=bool)
             extra += leave_cost(active, dets.xy_mm[free], weak, self.R)
