@@ -159,8 +159,7 @@ def owned_cost(active: list[Track], xy_mm: np.ndarray, radius: float) -> np.ndar
     if not rest or not len(xy_mm):
         return out
     p = np.array([active[i].xy for i in rest])
-    d = np.hypot(xy_mm[None, :, 0] - p[:, None, 0], xy_mm[None, :, 1] - p[:, None, 1])
-    near = d < 0.5 * radius
+    near = _pairwise(p, xy_mm) < 0.5 * radius
     covered = near.any(axis=0)
     owner = np.where(covered, np.array(rest)[near.argmax(axis=0)], -1)  # resting balls are 2 R apart at least
     still = np.array([tr.state != BallState.MOVING for tr in active])
@@ -194,8 +193,7 @@ def clutter_cost(active: list[Track], xy_mm: np.ndarray, clutter_xy: np.ndarray,
     rest = [i for i, tr in enumerate(active) if tr.state == BallState.STATIONARY and tr.misses == 0]
     if not rest or not len(xy_mm) or not len(clutter_xy):
         return out
-    d_clutter = np.hypot(xy_mm[:, None, 0] - clutter_xy[None, :, 0], xy_mm[:, None, 1] - clutter_xy[None, :, 1])
-    stays = d_clutter.min(axis=1) < 0.5 * radius
+    stays = _pairwise(xy_mm, clutter_xy).min(axis=1) < 0.5 * radius
     for i in rest:
         out[i] = (stays & (np.hypot(*(xy_mm - active[i].xy).T) > radius)) * INVALID
     return out
@@ -221,13 +219,10 @@ def overlap_cost(
         return out
     owner = np.array(rest + [-1] * (len(places) - len(rest)))  # index into `active` (-1: a held ball)
 
-    def dist(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
-
-    on_place = dist(places, seen_xy) < 0.5 * radius  # (places, seen): its ball seen on its place
-    d = dist(places, xy_mm)
+    on_place = _pairwise(places, seen_xy) < 0.5 * radius  # (places, seen): its ball seen on its place
+    d = _pairwise(places, xy_mm)
     over = (d < 1.5 * radius) & (d >= 0.5 * radius)  # (places, dets): over a resting ball's place
-    overlaps = dist(seen_xy, xy_mm) < 1.75 * radius  # (seen, dets)
+    overlaps = _pairwise(seen_xy, xy_mm) < 1.75 * radius  # (seen, dets)
     inside = over & ((on_place.astype(int) @ overlaps.astype(int)) > 0)  # ... overlapping its ball seen there
     seam = (over.sum(axis=0) >= 2) & inside.any(axis=0)
     for i, tr in enumerate(active):
@@ -235,3 +230,8 @@ def overlap_cost(
             continue
         out[i] = (inside[owner != i].any(axis=0) | seam) * INVALID
     return out
+
+
+def _pairwise(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distances (len(a), len(b)) between two sets of table points."""
+    return np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])

@@ -207,13 +207,13 @@ def test_stopped_at_nose_only_for_a_ball_seen_heading_in_that_stops_within_the_r
         return np.asarray(stop) + (np.asarray(start) - np.asarray(stop)) * (1.0 - k), np.asarray(stop, dtype=float)
 
     xy, anchor = run((900.0, y_nose - 40.0), (910.0, y_nose - 2.0))  # into the nose, 2 mm off it
-    tc = stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r)
+    tc = stopped_at_nose(bound, s, 3, anchor, t, xy, r)
     assert tc is not None and tc.cushion == "left_rear" and tc.review and tc.confidence < 0.5 and tc.stopped
     assert tc.margin_mm == pytest.approx(2.0)
     xy, anchor = run((900.0, y_nose - 40.0), (910.0, y_nose - 5.0))  # stopped 5 mm short: beyond the band
-    assert stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r) is None
+    assert stopped_at_nose(bound, s, 3, anchor, t, xy, r) is None
     xy, anchor = run((700.0, y_nose - 1.0), (900.0, y_nose - 1.0))  # along the nose, 1 mm off: not heading in
-    assert stopped_at_nose(bound, s, 3, 0.5, anchor, t, xy, r) is None
+    assert stopped_at_nose(bound, s, 3, anchor, t, xy, r) is None
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -231,5 +231,5 @@ def test_stopped_at_nose_is_timed_at_the_touch_not_at_a_noisy_rest_sample(seed: 
     y = 887.5 - r - u
     xy = np.column_stack([900.0 + 100.0 * t, y]) + rng.normal(0.0, 1.5, (len(t), 2))
     anchor = np.array([900.0 + 100.0 * t[-1], y[-1]])
-    tc = stopped_at_nose(bound, s, 3, float(t[-1]), anchor, t, xy, r)
+    tc = stopped_at_nose(bound, s, 3, anchor, t, xy, r)
     assert tc is not None and abs(tc.t - t_touch) * fps <= 2.0

@@ -462,4 +462,3 @@ def _turn(
         return None
     pieces = Pieces(line_in, line_out, 0.0, False)
     return Touch(ball, t_c, bound.names[i], jaw, float(z), margin, conf, review, pieces)
-

@@ -369,7 +369,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         # that onset is judged) tells no way and keeps the one before
         if self.phase is ShotPhase.RUNNING and float(np.hypot(*way)) > self.s.rest_radius_mm:
             self.stop_dir[st.ball] = (t_stop, way, st.since)
-            tc = stopped_at_nose(self.bound, self.s, st.ball, t_stop, st.anchor, t_back, xy_back, self.R)
+            tc = stopped_at_nose(self.bound, self.s, st.ball, st.anchor, t_back, xy_back, self.R)
             if tc is not None and self.last_touch.get((st.ball, tc.cushion), -np.inf) < t_from:
                 self._touch(tc)
         self.last_stops[st.ball] = st

@@ -19,8 +19,7 @@ _GRID_S = 0.001  # the arrival is searched on this grid, far below a frame
 
 
 def stopped_at_nose(
-    bound: Boundary, s: EventSettings, ball: int, t_stop: float, anchor: np.ndarray, t: np.ndarray, xy: np.ndarray,
-    radius: float,
+    bound: Boundary, s: EventSettings, ball: int, anchor: np.ndarray, t: np.ndarray, xy: np.ndarray, radius: float
 ) -> Touch | None:
     """A ball that rolled at a nose and came to rest within `review_band_mm` of touching it: reached the nose
     and came back a millimetre or two, or stopped short? Reported for review (`CONF`, its rest gap as the
@@ -41,7 +40,7 @@ def stopped_at_nose(
     t_c = _arrival(t, u, gap)
     noise = noise_model(s)
     pre = fit_line(t, xy, noise)
-    post = fit_line(np.array([t_stop, t_stop + 1.0]), np.vstack([anchor, anchor]), noise)
+    post = fit_line(t[-2:], xy[-2:], noise)  # its last samples, at rest
     if pre is None or post is None:
         return None
     name = bound.names[i]
