@@ -142,3 +142,36 @@ def test_balls_found_again_beside_each_other_at_a_stroke_did_not_hit_each_other(
     events = detect_events(Table.load(), 30.0, recorded_states(DATA / "balls_found_again_beside_each_other_at_a_"
                                                              "stroke_30fps.npz"), event_settings())
     assert not [e for e in events if e.type is EventType.BALL_CONTACT]
+
+
+def test_a_ball_struck_two_frames_before_its_hit_dates_it_by_its_run_and_the_return_off_the_cushion_is_found() -> None:
+    # seed-211 frame_dynamic 71.0-75.6 s (30 fps): C struck at 73.8995 s at 3.3 m/s into 4, 2.7 mm off the rear
+    # cushion (truth: C-4 at 73.980 s, 4 on the cushion at 73.981, 4 back into C at 73.982). C's incoming line,
+    # fitted through its rest samples and its run, ran at 2.25 m/s and dated the hit 15 ms late, after 4's touch;
+    # the return into C, which makes the shot legal (1.20 2b), was not found
+    hits = [e for e in _contacts("cushion_return_after_hit_struck_two_frames_before_30fps.npz", 30.0) if e.t > 73.5]
+    assert [set(e.balls or ()) for e in hits[:2]] == [{"C", "4"}, {"4", "C"}]
+    assert abs(hits[0].t - 73.980) * 30.0 <= 0.25
+    assert hits[1].extra.get("returned") and abs(hits[1].t - 73.982) * 30.0 <= 0.25
+
+
+def test_a_striker_whose_one_kink_spans_its_hit_and_the_return_still_hit_the_ball_at_rest() -> None:
+    # seed-191 frame_free 82.0-85.5 s (30 fps): C struck at 84.33 s at 3 m/s into 3 at rest near the left front
+    # cushion (truth: C-3 at 84.403 s, 3 on the cushion at 84.413, 3 back into C at 84.426). C's line runs into 3
+    # at 84.403; its one kink, spanning both contacts, falls 8 ms later with the lines 25 mm overlapped, which was
+    # read as a kink made elsewhere: no contact at all, a 1.5.3 foul for a legal shot (with C's line fitted through
+    # its rest samples, as before, C-3 came out 41 ms late and the return was not found)
+    hits = [e for e in _contacts("return_into_striker_kink_spans_both_contacts_30fps.npz", 30.0) if e.t > 84.0]
+    assert [set(e.balls or ()) for e in hits[:2]] == [{"C", "3"}, {"3", "C"}]
+    assert abs(hits[0].t - 84.403) * 30.0 <= 0.25 and abs(hits[1].t - 84.426) * 30.0 <= 0.25
+
+
+def test_a_push_whose_object_ball_reached_a_nose_inside_the_window_leaves_the_struck_ball_for_review() -> None:
+    # seed-223 frame_dynamic 65.9-68.4 s (30 fps): C, touching 9 by the front left corner, struck dead into it at
+    # 2.9 m/s (truth: C struck; 9 on the front cushion 7 ms later, then the left front, then back into C). The
+    # pair's travel over the push window pointed from 9 to C: 9 was named the struck ball, a 1.4.2 foul unflagged
+    name = "push_into_corner_pair_momentum_turned_by_jaws_30fps.npz"
+    events = detect_events(Table.load(), 30.0, recorded_states(DATA / name), event_settings())
+    start = next(e for e in events if e.type is EventType.SHOT_START and 67.3 < e.t < 67.5)
+    why = str(start.extra.get("striker_review") or "")
+    assert "inside the push window" in why and start.extra.get("review") is True

@@ -136,7 +136,13 @@ def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = Non
     """Both balls' tracks split at the kink: the velocity changes along the line of centres (`lo`: per
     ball, the first counter of its incoming piece, where not n_lo)."""
     hist, rest, s, m, n_lo, n_hi, radius, fps = w.hist, w.rest, w.s, w.m, w.n_lo, w.n_hi, w.radius, w.fps
-    found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi, slow=True, lo=lo)
+    # from_rest: a striker struck a frame or two before the hit runs from its rest centre; a free line through its
+    # rest and moving samples is too slow and dates the hit late (seed-211 frame_dynamic: 15 ms, past a return).
+    # Not a ball whose start was a contact already found: it may have been hit again inside that frame (seed-127
+    # frame_russian71: 1 hit by C and at once into 6, then creeping; its "run" was 130 mm/s, C's second hit lost)
+    t_lo_w, t_top = hist.time(n_lo), hist.time(m - 1)
+    runs = frozenset(x for x in (a, b) if not any(t_lo_w < t <= t_top for t in w.kinks.get(x, ())))
+    found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi, slow=True, lo=lo, from_rest=runs)
     if found is None:
         return None
     j, (pa, pb) = found
@@ -190,7 +196,11 @@ def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = Non
         closing = abs(float(np.dot(pb.pre.v - pa.pre.v, u)))
         slack = s.kink_z * closing * kink_time_error(kinked, t_k, s)
         x, y = (a, b) if kinked is pa else (b, a)
-        if abs(gap_k) > s.contact_gate_mm and (
+        # a striker's line that ran into a ball at rest there met it, however late its kink: the kink is late
+        # when the struck ball came back into it off a cushion within the frame (seed-191 frame_free: C into 3,
+        # 3 on the cushion and back into C 23 ms later; C's one kink spans both)
+        into_rest = t_touch is not None and gap_k < 0.0 and (pa.at_rest_before or pb.at_rest_before)
+        if abs(gap_k) > s.contact_gate_mm and not into_rest and (
             abs(gap_k) > s.contact_gate_mm + slack or touching_other(w, x, y, kinked.pre.at(t_k), t_k)
         ):
             return None  # the kink happened with the balls apart: another collision made it

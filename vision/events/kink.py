@@ -97,19 +97,25 @@ def pieces(
     if anchor is not None:
         pre = fixed_point(anchor, hist.time(j), s.noise_rest_mm, 30)
         chi2_pre = float(np.sum((xy_pre - anchor) ** 2)) / s.noise_rest_mm**2 if len(t_pre) else 0.0
-    elif from_rest and (ramp := _from_rest(rest, s, b, t_pre, xy_pre, axis)) is not None:
-        pre, chi2_pre = ramp
     else:
+        ramp = _from_rest(rest, s, b, t_pre, xy_pre, axis) if from_rest else None
         fitted = fit_line(t_pre, xy_pre, noise_model(s))
-        if fitted is None:
+        if fitted is None and ramp is None:
             return None
-        pre = fitted
-        if slow and pre.speed < s.blur_speed_mm_s:
-            t_long, xy_long = hist.track(b, j - _SLOW_REACH * (j - n_lo), j)
-            long = fit_line(t_long, _project(xy_long, axis), noise_model(s))
-            if long is not None and long.n > pre.n and long.rms_mm <= 1.5 * noise_model(s)(long.speed):
-                pre = long
-        chi2_pre = float(np.sum((xy_pre - pre.at(t_pre)) ** 2)) / s.noise_moving_mm**2
+        chi2_pre = np.inf
+        if fitted is not None:
+            pre = fitted
+            if slow and pre.speed < s.blur_speed_mm_s:
+                t_long, xy_long = hist.track(b, j - _SLOW_REACH * (j - n_lo), j)
+                long = fit_line(t_long, _project(xy_long, axis), noise_model(s))
+                if long is not None and long.n > pre.n and long.rms_mm <= 1.5 * noise_model(s)(long.speed):
+                    pre = long
+            chi2_pre = float(np.sum((xy_pre - pre.at(t_pre)) ** 2)) / s.noise_moving_mm**2
+        if ramp is not None and ramp[1] <= chi2_pre:
+            # the run from the rest, one parameter fewer than a free line, where it fits the samples as well: a
+            # ball hit on inside its first frame (seed-127 frame_russian71: 1 hit by C and at once into 6, then
+            # creeping) has a better free line than a run from its rest
+            pre, chi2_pre = ramp
     chi2_post = float(np.sum((xy_post - post.at(t_post)) ** 2)) / s.noise_moving_mm**2
     return Pieces(pre, post, chi2_pre + chi2_post, anchor is not None)
 
@@ -166,15 +172,17 @@ def best_split(
     slow: bool = False,
     axis: Axis | None = None,
     lo: Mapping[int, int] | None = None,
-    from_rest: bool = False,
+    from_rest: bool | frozenset[int] = False,
 ) -> tuple[int, list[Pieces]] | None:
     """The split (last frame before the kink) whose pieces fit all the balls best, with their pieces.
     `lo`: a first counter per ball overriding n_lo (its incoming piece starts after a kink already known;
-    such a piece is not reached further back for a slow ball either)."""
+    such a piece is not reached further back for a slow ball either). `from_rest`: for all balls, or for
+    those named (see `pieces`)."""
     best: tuple[float, int, list[Pieces]] | None = None
     first = lo or {}
+    ramp = (lambda b: from_rest) if isinstance(from_rest, bool) else (lambda b: b in from_rest)
     for j in splits:
-        fits = [pieces(hist, rest, s, b, j, first.get(b, n_lo), n_hi, slow and b not in first, axis, from_rest)
+        fits = [pieces(hist, rest, s, b, j, first.get(b, n_lo), n_hi, slow and b not in first, axis, ramp(b))
                 for b in balls]
         if any(f is None for f in fits):
             continue

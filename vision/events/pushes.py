@@ -65,7 +65,33 @@ class PushLogic:
         ends = {b: (*end_point(*tracks[b], anchors[b], t_end, self.s), anchors[b], tracks[b]) for b in anchors}
         moved = self.motion.anchor_at(obj, min(t_end, self.now)) is None
         (ea, sa, *_), (eb, sb, *_) = ends[o.ball], ends[obj]
-        return call_striker(o.ball, obj, anchors[o.ball], anchors[obj], ea, eb, sa, sb, moved, self.s), ends
+        call = call_striker(o.ball, obj, anchors[o.ball], anchors[obj], ea, eb, sa, sb, moved, self.s)
+        met = self._met_cushion({b: tracks[b] for b in anchors}, anchors, t_end)
+        if met is not None and call.review is None:
+            # the pair's momentum is the cue's only until a nose pushes one of them (seed-223 frame_dynamic: C
+            # struck dead into 9, touching it 2 cm off the front cushion; 9 was off the nose and back within
+            # 7 ms, the pair's travel pointed from 9 to C and 9 was named the struck ball)
+            where = "a pocket's mouth" if met[1] == "pocket" else f"the {met[1]} cushion"
+            call = replace(call, review=f"ball {self.ids[met[0]]} reached {where} inside the push window: the pair's "
+                                        "momentum there is not the cue's alone")
+        return call, ends
+
+    def _met_cushion(self, tracks: dict[int, tuple[np.ndarray, np.ndarray]], anchors: dict[int, np.ndarray],
+                     t_end: float) -> tuple[int, str] | None:
+        """A ball of the pair that reached a cushion nose (or a pocket) by `t_end` from a place clear of it, or
+        was driven into the nose it lay against, and which nose; None when neither did."""
+        tol = self.s.noise_moving_mm  # a fast ball's position noise
+        for b, (t, xy) in tracks.items():
+            a = anchors[b]
+            at_rest = {n for n, g in self.table.cushion_gaps(a).items() if g <= tol}
+            for p in xy[t <= t_end]:
+                if self.table.pocket_at(p) is not None:
+                    return b, "pocket"
+                for name, gap in self.table.cushion_gaps(p).items():
+                    into = float(np.dot(p - a, np.asarray(self.table.cushions[name].normal))) < -tol
+                    if gap <= tol and (name not in at_rest or into):
+                        return b, name
+        return None
 
     def _drawn_back_pending(self, ev: Event, o: Onset, info: dict[str, Any], due: float) -> bool:
         """Wait (up to `draw_wait_s`) while the ball that left went straight away from a touching ball that
