@@ -188,13 +188,19 @@ def clutter_cost(active: list[Track], xy_mm: np.ndarray, clutter_xy: np.ndarray,
     object was is out of reach of every track not moving that was seen at rest, but within a radius of its
     place (there the two merge). Seed-61 frame_dynamic 127.5 s: the struck cue ball read foreign under the
     tip, so its resting track jumped 220 mm back onto the ferrule's disc, and the next ball it hit was taken
-    for the struck one."""
+    for the struck one. Nor is a moving ball such an object beyond a radius of where it is predicted: an object
+    that stayed put while the ball was elsewhere is no ball arriving there (seed-223 frame_dynamic 65.1 s: C, just
+    struck into 9 and sent back by it, read ivory under the cue's tip and jumped 230 mm onto a hand's disc that had
+    lain there for seconds)."""
     out = np.zeros((len(active), len(xy_mm)))
-    rest = [i for i, tr in enumerate(active) if tr.state == BallState.STATIONARY and tr.misses == 0]
-    if not rest or not len(xy_mm) or not len(clutter_xy):
+    # seen in the last frame only: a track that missed its ball then left that ball's reading unclaimed (a slow
+    # ball read off-colour for a frame must get it back however far its coasting prediction ran on)
+    rows = [i for i, tr in enumerate(active)
+            if tr.state in (BallState.STATIONARY, BallState.MOVING) and tr.misses == 0]
+    if not rows or not len(xy_mm) or not len(clutter_xy):
         return out
     stays = _pairwise(xy_mm, clutter_xy).min(axis=1) < 0.5 * radius
-    for i in rest:
+    for i in rows:
         out[i] = (stays & (np.hypot(*(xy_mm - active[i].xy).T) > radius)) * INVALID
     return out
 

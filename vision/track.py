@@ -211,7 +211,7 @@ class TrackSet:
         self._cls = cls
         foreign = foreign_readings(self.colours, dets, active, self.R)  # no ball of this set: a hand, a cue tip
         self._foreign_now = foreign
-        smeared = self._may_smear(active, dets, foreign, dt, occluded) if foreign[free].any() else None
+        smeared = self._may_smear(active, dets, dt, occluded) if foreign[free].any() else None
         extra = class_cost(active, dets.xy_mm[free], cls[free], foreign[free], smeared, self.table, self.config)
         extra += owned_cost(active, dets.xy_mm[free], self.R)  # a resting ball in view keeps its own detection
         extra += clutter_cost(active, dets.xy_mm[free], self._clutter, self.R)  # nor jumps onto what lay elsewhere
@@ -247,16 +247,20 @@ class TrackSet:
             self.relabel(self.expected, 0.9)
         return self.publish(t)
 
-    def _may_smear(self, active: list[Track], dets: Detections, foreign: np.ndarray, dt: float,
-                   occluded: Occluded | None) -> np.ndarray:
+    def _may_smear(self, active: list[Track], dets: Detections, dt: float, occluded: Occluded | None) -> np.ndarray:
         """Per track: may its ball be seen smeared over the cloth this frame (so that its colour reads foreign)?
         A ball moving more than half a radius a frame (the longest exposure is the frame time) or seen moving once
         only, a quarter radius or more (struck inside the frame of its first step, its speed is not known yet: a
         cue ball seen 17 mm off its rest at 30 fps was on its next frame a 2.9 m/s streak), or a ball at rest in
-        clear view that is no longer seen in place (just struck); never a ball held hidden or covered, nor one
-        still seen in place: those read their own colour, and a foreign reading near them is the hand."""
+        clear view whose place is bare (just struck); never a ball held hidden or covered, nor one whose place
+        still holds a reading: those read their own colour, and a foreign reading near them is the hand."""
         blur = 0.5 * self.R / dt  # mm/s
-        ok = dets.xy_mm[~foreign]
+        # any reading over a resting ball's place, of its colour or not: a struck ball leaves its place bare, so
+        # one still covered is the ball or a hand over it (seed-199 frame_free: a warm-lit hand laid over 11 by a
+        # corner came out as three discs, one on 11's place; 11 followed the one 58 mm off as a stroke). The cost: a
+        # disc-sized reading left on the place of a ball just struck away holds it a frame or two (its start is
+        # then read late); a cue's tip following through is too thin to fill a disc (`DetectorConfig.min_fill`)
+        seen = dets.xy_mm
         out = np.zeros(len(active), dtype=bool)
         for i, tr in enumerate(active):
             if tr.state == BallState.MOVING:
@@ -265,7 +269,7 @@ class TrackSet:
                 # struck late in the frame
                 out[i] = speed > blur or (tr.moving_seen <= 1 and speed > 0.5 * blur)
             elif tr.state == BallState.STATIONARY:
-                in_place = bool(len(ok)) and float(np.min(np.hypot(*(ok - tr.xy).T))) < 0.5 * self.R
+                in_place = bool(len(seen)) and float(np.min(np.hypot(*(seen - tr.xy).T))) < 0.5 * self.R
                 out[i] = not in_place and not (occluded is not None and occluded(tr.xy))
         return out
 

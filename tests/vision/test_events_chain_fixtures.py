@@ -174,4 +174,4 @@ def test_a_push_whose_object_ball_reached_a_nose_inside_the_window_leaves_the_st
     events = detect_events(Table.load(), 30.0, recorded_states(DATA / name), event_settings())
     start = next(e for e in events if e.type is EventType.SHOT_START and 67.3 < e.t < 67.5)
     why = str(start.extra.get("striker_review") or "")
-    assert "inside the push window" in why and start.extra.get("review") is True
+    assert why.startswith("ball 9 touched the") and "push window" in why and start.extra.get("review") is True

@@ -229,3 +229,62 @@ def test_a_ball_covered_at_rest_does_not_follow_a_weak_reading_under_the_arm_awa
     g = len(arm)
     st = ts.step(_weak([start["2"], (0.0, -470.0)], [0.95, 0.95], f + g), (f + g) / FPS, lambda _q: False)
     assert st.state_of("6") == BallState.MOVING
+
+
+def test_a_ball_at_rest_under_a_hand_read_as_discs_does_not_follow_one_off_its_place() -> None:
+    """seed-199 frame_free 104.83 s: a warm-lit hand laid over 11 by a corner, its sleeve lost against the rail, came
+    out as three discs of the hand's colour, one on 11's place and two 58 and 81 mm off, all at full confidence and
+    no occluder marked. 11 is under the hand, not struck: its place is not bare."""
+    eleven = (1638.0, -818.0)
+    start = {"11": eleven, "2": (-500.0, 0.0), "3": (400.0, -300.0), "C": (800.0, 300.0)}
+    ts = TrackSet(TABLE, tuple(start), start)
+    pts, cols = list(start.values()), [IVORY, IVORY, IVORY, YELLOW]
+    f = _learn(ts, pts, cols, 110)
+    hand = [(1640.7, -813.9), (1585.5, -754.3), (1688.4, -846.2)]
+    for g in range(f, f + 6):
+        st = ts.step(_col([*pts[1:], *hand], [IVORY, IVORY, YELLOW, SKIN, SKIN, SKIN], g), g / FPS, lambda _p: False)
+        k = st.index("11")
+        assert np.hypot(*(st.xy_mm[k] - eleven)) < 3, f"frame {g - f}: 11 at {st.xy_mm[k]}"
+        assert st.state_of("11") != BallState.MOVING
+
+
+def test_a_ball_struck_off_a_bare_place_may_read_smeared() -> None:
+    """The other side: 11 struck, its place bare, its streak reads a colour no ball has; it follows the streak."""
+    eleven = (1000.0, 0.0)
+    start = {"11": eleven, "2": (-500.0, 0.0), "3": (400.0, -300.0), "C": (800.0, 300.0)}
+    ts = TrackSet(TABLE, tuple(start), start)
+    pts, cols = list(start.values()), [IVORY, IVORY, IVORY, YELLOW]
+    f = _learn(ts, pts, cols, 110)
+    st = ts.step(_col([(1060.0, 0.0), *pts[1:]], [SKIN, IVORY, IVORY, YELLOW], f), f / FPS, lambda _p: False)
+    assert st.state_of("11") == BallState.MOVING
+    assert np.hypot(*(st.xy_mm[st.index("11")] - (1060.0, 0.0))) < 10
+
+
+def test_a_struck_ball_read_under_the_tip_does_not_jump_onto_a_disc_that_lay_still_elsewhere() -> None:
+    """seed-223 frame_dynamic 65.1 s: C struck 13 mm into 9, sent back by it, read no ball's colour under the cue's
+    tip; a hand's weak disc had lain 230 mm away for seconds. C jumped onto it: a stroke at 7 m/s and no contact."""
+    c0, nine = (-1707.7, 777.5), (-1737.9, 853.8)
+    hand = (-1623.3, 565.7)
+    start = {"C": c0, "9": nine, "2": (-500.0, 0.0), "3": (400.0, -300.0)}
+    ts = TrackSet(TABLE, tuple(start), start)
+    cols = [YELLOW, IVORY, IVORY, IVORY]
+    f = _learn(ts, list(start.values()), cols, 110)
+    rest = [start["2"], start["3"]]
+
+    def frame(c: tuple[float, float], c_col: tuple[float, float, float], g: int) -> None:
+        d = _col([c, nine, *rest, hand], [c_col, IVORY, IVORY, IVORY, SKIN], g)
+        d.confidence[-1] = 0.3
+        ts.step(d, g / FPS, lambda p: bool(np.hypot(p[0] - hand[0], p[1] - hand[1]) < 120.0))
+
+    for g in range(f, f + 30):  # the hand's disc lies there, no ball takes it
+        frame(c0, YELLOW, g)
+    frame((-1711.6, 790.0), YELLOW, f + 30)  # struck: its first step, toward 9
+    frame((-1707.5, 778.8), SKIN, f + 31)  # back off 9, under the tip: reads no ball's colour
+    st = ts.publish((f + 31) / FPS)
+    k = st.index("C")
+    assert np.hypot(*(st.xy_mm[k] - hand)) > 100.0, f"C at {st.xy_mm[k]}: on the hand's disc"
+    # read as itself again the next frame: that reading was left unclaimed, yet it is C's (its coasting prediction
+    # ran on past it)
+    frame((-1706.0, 776.0), YELLOW, f + 32)
+    st = ts.publish((f + 32) / FPS)
+    assert st.state_of("C") == BallState.MOVING and np.hypot(*(st.xy_mm[k] - (-1706.0, 776.0))) < 10.0

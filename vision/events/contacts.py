@@ -200,9 +200,8 @@ def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = Non
         # when the struck ball came back into it off a cushion within the frame (seed-191 frame_free: C into 3,
         # 3 on the cushion and back into C 23 ms later; C's one kink spans both)
         into_rest = t_touch is not None and gap_k < 0.0 and (pa.at_rest_before or pb.at_rest_before)
-        if abs(gap_k) > s.contact_gate_mm and not into_rest and (
-            abs(gap_k) > s.contact_gate_mm + slack or touching_other(w, x, y, kinked.pre.at(t_k), t_k)
-        ):
+        apart = not into_rest and abs(gap_k) > s.contact_gate_mm + slack
+        if abs(gap_k) > s.contact_gate_mm and (apart or touching_other(w, x, y, kinked.pre.at(t_k), t_k)):
             return None  # the kink happened with the balls apart: another collision made it
     # a weak kink read by both moving balls, each pushed away from the other (one impulse, equal and opposite),
     # is a collision's: its incoming lines hold the margin; otherwise the tracks may be straight through the

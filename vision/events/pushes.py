@@ -39,6 +39,8 @@ class PushLogic:
     last_hit: np.ndarray
     started: np.ndarray
     first_hit_t: float
+    analysed: int
+    last_touch: dict[tuple[int, str], float]
 
     def _emit(self, ev: Event) -> None:  # provided by OutputLogic
         raise NotImplementedError
@@ -47,7 +49,10 @@ class PushLogic:
         """Judge each held stroke once its push window has run (or the stream ended) and emit it."""
         keep = []
         for ev, o, info, due in self.pushes:
-            if not final and (self.now < due or self._drawn_back_pending(ev, o, info, due)):
+            # judged once the frames to the window's end are analysed: a touch of a nose inside it voids the
+            # momentum reading (`_met_cushion`)
+            waiting = self.now < due or self.hist.time(max(self.analysed, 0)) < due
+            if not final and (waiting or self._drawn_back_pending(ev, o, info, due)):
                 keep.append((ev, o, info, due))
                 continue
             self._emit(self._judge_push(ev, o, info, due))
@@ -65,32 +70,13 @@ class PushLogic:
         ends = {b: (*end_point(*tracks[b], anchors[b], t_end, self.s), anchors[b], tracks[b]) for b in anchors}
         moved = self.motion.anchor_at(obj, min(t_end, self.now)) is None
         (ea, sa, *_), (eb, sb, *_) = ends[o.ball], ends[obj]
-        call = call_striker(o.ball, obj, anchors[o.ball], anchors[obj], ea, eb, sa, sb, moved, self.s)
-        met = self._met_cushion({b: tracks[b] for b in anchors}, anchors, t_end)
-        if met is not None and call.review is None:
-            # the pair's momentum is the cue's only until a nose pushes one of them (seed-223 frame_dynamic: C
-            # struck dead into 9, touching it 2 cm off the front cushion; 9 was off the nose and back within
-            # 7 ms, the pair's travel pointed from 9 to C and 9 was named the struck ball)
-            where = "a pocket's mouth" if met[1] == "pocket" else f"the {met[1]} cushion"
-            call = replace(call, review=f"ball {self.ids[met[0]]} reached {where} inside the push window: the pair's "
-                                        "momentum there is not the cue's alone")
-        return call, ends
+        return call_striker(o.ball, obj, anchors[o.ball], anchors[obj], ea, eb, sa, sb, moved, self.s), ends
 
-    def _met_cushion(self, tracks: dict[int, tuple[np.ndarray, np.ndarray]], anchors: dict[int, np.ndarray],
-                     t_end: float) -> tuple[int, str] | None:
-        """A ball of the pair that reached a cushion nose (or a pocket) by `t_end` from a place clear of it, or
-        was driven into the nose it lay against, and which nose; None when neither did."""
-        tol = self.s.noise_moving_mm  # a fast ball's position noise
-        for b, (t, xy) in tracks.items():
-            a = anchors[b]
-            at_rest = {n for n, g in self.table.cushion_gaps(a).items() if g <= tol}
-            for p in xy[t <= t_end]:
-                if self.table.pocket_at(p) is not None:
-                    return b, "pocket"
-                for name, gap in self.table.cushion_gaps(p).items():
-                    into = float(np.dot(p - a, np.asarray(self.table.cushions[name].normal))) < -tol
-                    if gap <= tol and (name not in at_rest or into):
-                        return b, name
+    def _met_cushion(self, balls: tuple[int, int], t0: float, t1: float) -> tuple[int, str] | None:
+        """A ball of the pair whose touch of a cushion (or jaw) nose was found in (t0, t1], and which nose."""
+        for (b, name), t in self.last_touch.items():
+            if b in balls and t0 < t <= t1:
+                return b, name
         return None
 
     def _drawn_back_pending(self, ev: Event, o: Onset, info: dict[str, Any], due: float) -> bool:
@@ -110,6 +96,13 @@ class PushLogic:
         call, ends = self._window(ev, o, info, self.now if moved_late else due)
         if moved_late:  # the geometry is still read over the push window
             _, ends = self._window(ev, o, info, due)
+        met = self._met_cushion((o.ball, obj), ev.t, due) if call.both_moved else None
+        if met is not None and call.review is None:
+            # the pair's momentum is the cue's only until a nose pushes one of them (seed-223 frame_dynamic: C
+            # struck dead into 9, touching it 2 cm off the front cushion; 9 was off the nose and back within
+            # 7 ms, the pair's travel pointed from 9 to C and 9 was named the struck ball)
+            call = replace(call, review=f"ball {self.ids[met[0]]} touched the {met[1]} cushion inside the push "
+                                        "window: the pair's momentum there is not the cue's alone")
         cue_b, obj_b = call.striker, call.other
         moved = call.both_moved
         end_c, se_c, anchor_c, (t_c, xy_c) = ends[cue_b]
