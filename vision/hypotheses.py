@@ -190,7 +190,7 @@ def clutter_cost(active: list[Track], xy_mm: np.ndarray, clutter_xy: np.ndarray,
     tip, so its resting track jumped 220 mm back onto the ferrule's disc, and the next ball it hit was taken
     for the struck one. Nor is a moving ball such an object beyond a radius of where it is predicted: an object
     that stayed put while the ball was elsewhere is no ball arriving there (seed-223 frame_dynamic 65.1 s: C, just
-    struck into 9 and sent back by it, read ivory under the cue's tip and jumped 230 mm onto a hand's disc that had
+    struck into 9 and sent back by it, read no ball's colour under the tip and jumped 230 mm onto a hand's disc that had
     lain there for seconds)."""
     out = np.zeros((len(active), len(xy_mm)))
     # seen in the last frame only: a track that missed its ball then left that ball's reading unclaimed (a slow
