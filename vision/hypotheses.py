@@ -200,8 +200,8 @@ def clutter_cost(active: list[Track], xy_mm: np.ndarray, clutter_xy: np.ndarray,
     if not rows or not len(xy_mm) or not len(clutter_xy):
         return out
     stays = _pairwise(xy_mm, clutter_xy).min(axis=1) < 0.5 * radius
-    for i in rows:
-        out[i] = (stays & (np.hypot(*(xy_mm - active[i].xy).T) > radius)) * INVALID
+    far = _pairwise(np.array([active[i].xy for i in rows]), xy_mm) > radius
+    out[rows] = (stays[None, :] & far) * INVALID
     return out
 
 

@@ -118,10 +118,9 @@ def _split_past_kinks(w: Window, a: int, b: int) -> Contact | None:
     later). A line fitted across that bounce points nowhere, so the ball reads as kinked against the
     impulse, or not at all; the first test runs without this, and alone decides where it finds a contact."""
     hist = w.hist
-    t_lo, t_top = hist.time(w.n_lo), hist.time(w.m - 1)
     lo = {}
     for x in (a, b):
-        before = [t for t in w.kinks.get(x, ()) if t_lo < t <= t_top]
+        before = _kinks_in(w, x)
         if before:
             lo[x] = hist.counter_at(max(before)) + 1
         # a ball that left its rest inside the window (struck two frames before the hit, at 30 fps): its
@@ -132,6 +131,12 @@ def _split_past_kinks(w: Window, a: int, b: int) -> Contact | None:
     return _split_contact(w, a, b, lo) if lo else None
 
 
+def _kinks_in(w: Window, x: int) -> list[float]:
+    """Times of the contacts and touches of ball x already found inside the window, before its last frame."""
+    t_lo, t_top = w.hist.time(w.n_lo), w.hist.time(w.m - 1)
+    return [t for t in w.kinks.get(x, ()) if t_lo < t <= t_top]
+
+
 def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = None) -> Contact | None:
     """Both balls' tracks split at the kink: the velocity changes along the line of centres (`lo`: per
     ball, the first counter of its incoming piece, where not n_lo)."""
@@ -140,8 +145,7 @@ def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = Non
     # rest and moving samples is too slow and dates the hit late (seed-211 frame_dynamic: 15 ms, past a return).
     # Not a ball whose start was a contact already found: it may have been hit again inside that frame (seed-127
     # frame_russian71: 1 hit by C and at once into 6, then creeping; its "run" was 130 mm/s, C's second hit lost)
-    t_lo_w, t_top = hist.time(n_lo), hist.time(m - 1)
-    runs = frozenset(x for x in (a, b) if not any(t_lo_w < t <= t_top for t in w.kinks.get(x, ())))
+    runs = frozenset(x for x in (a, b) if not _kinks_in(w, x))
     found = best_split(hist, rest, s, (a, b), range(m - 2, m + 2), n_lo, n_hi, slow=True, lo=lo, from_rest=runs)
     if found is None:
         return None

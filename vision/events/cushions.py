@@ -192,7 +192,8 @@ def _fitted_touch(
     `verify_touches` read them)."""
     # a slow ball's incoming line over a longer straight piece (kink.pieces): a soft touch changes the normal
     # speed by ~100-300 mm/s, which the short window's velocity error (~65 mm/s at 60 fps) cannot prove
-    found = best_split(hist, rest, s, (ball,), range(m - 2, m + 2), n_lo, n_hi, slow=True, from_rest=True)
+    found = best_split(hist, rest, s, (ball,), range(m - 2, m + 2), n_lo, n_hi, slow=True,
+                        from_rest=frozenset((ball,)))
     if found is None:
         return None
     j, (pc,) = found

@@ -172,17 +172,16 @@ def best_split(
     slow: bool = False,
     axis: Axis | None = None,
     lo: Mapping[int, int] | None = None,
-    from_rest: bool | frozenset[int] = False,
+    from_rest: frozenset[int] = frozenset(),
 ) -> tuple[int, list[Pieces]] | None:
     """The split (last frame before the kink) whose pieces fit all the balls best, with their pieces.
     `lo`: a first counter per ball overriding n_lo (its incoming piece starts after a kink already known;
-    such a piece is not reached further back for a slow ball either). `from_rest`: for all balls, or for
-    those named (see `pieces`)."""
+    such a piece is not reached further back for a slow ball either). `from_rest`: the balls whose incoming
+    piece may be their run from rest (see `pieces`)."""
     best: tuple[float, int, list[Pieces]] | None = None
     first = lo or {}
-    ramp = (lambda b: from_rest) if isinstance(from_rest, bool) else (lambda b: b in from_rest)
     for j in splits:
-        fits = [pieces(hist, rest, s, b, j, first.get(b, n_lo), n_hi, slow and b not in first, axis, ramp(b))
+        fits = [pieces(hist, rest, s, b, j, first.get(b, n_lo), n_hi, slow and b not in first, axis, b in from_rest)
                 for b in balls]
         if any(f is None for f in fits):
             continue
