@@ -102,8 +102,21 @@ def verify_in(w: Window, a: int, b: int) -> Contact | None:
         # a resting ball set moving (b first: the caller names the starting ball b)
         x = b if b in still else a
         got = _from_rest(w, x, a if x == b else b)
-        if (got is not None and (got.confidence >= 0.5 or got.rival)) or len(still) == 2:
+        if got is not None and (got.confidence >= 0.5 or got.rival):
             return got  # a rival's doubt is about who struck x: a split reading the same start cannot lift it
+        if len(still) == 2:
+            # both at rest two frames back: the other one was struck a frame before it hit x, from a rest
+            # apart from x (touching balls are the pack's business): its kink proves the hit where x's start,
+            # turned at once by a third ball, cannot (seed-227 frame_free: C into 5, 3 mm off 15)
+            y = a if x == b else b
+            t_m2 = w.hist.time(w.m - 2)
+            ay, ax = w.rest.anchor_at(y, t_m2), w.rest.anchor_at(x, t_m2)
+            if w.rest.anchor_at(y, w.hist.time(w.m)) is not None or ay is None or ax is None:
+                return got
+            if float(np.hypot(*(ay - ax))) - 2 * w.radius <= w.s.frozen_tol_mm:
+                return got
+            other = _split_contact(w, a, b)
+            return other if other is not None and (got is None or other.confidence > got.confidence) else got
         if got is not None:
             # the resting ball hardly moved (the impulse went on through the balls touching it, Newton's
             # cradle): the striker's own kink may prove the contact where the start cannot

@@ -23,6 +23,7 @@ from vision.events.knocked import vanish_candidates, verify_knocked
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop
 from vision.events.nosestop import stopped_at_nose
+from vision.events.noseturn import nose_before_contact
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
@@ -207,10 +208,23 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 self._kink(x, c.t)
             if not c.knocked:  # a ball knocked from view shows no way it went: no cushion read from it
                 self._frozen_push(c)
+                self._nose_first(c)
             for (x, name), t2 in list(self.last_touch.items()):  # a touch read before this contact
                 if x in (c.a, c.b):
                     self._returned(x, name, t2)
         return True
+
+    def _nose_first(self, c: Contact) -> None:
+        """A moving ball that hit one at rest, whose straight run could not reach it but met a nose first,
+        touched that nose (`noseturn`)."""
+        for x, y, piece in ((c.a, c.b, c.pieces[0]), (c.b, c.a, c.pieces[1])):
+            other = self.motion.anchor_at(y, c.t - 1.0 / self.fps)
+            if piece.at_rest_before or other is None or self.motion.anchor_at(x, c.t - 1.0 / self.fps) is not None:
+                continue
+            tc = nose_before_contact(self.hist, self.bound, self.s, x, other, c.t, self.R, self.fps)
+            if tc is not None and not any(n == tc.cushion and abs(t - tc.t) <= 2.0 / self.fps
+                                          for (b, n), t in self.last_touch.items() if b == x):
+                self._touch(tc)
 
     def _run_from(self, x: int, c: int) -> int:
         """The first counter of ball x's run up to counter c when it left its rest within the fit window before
