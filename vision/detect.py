@@ -16,6 +16,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.table import Table
 from vision.background import ClothModel, Planes, blob_mask
+from vision.bedgeom import off_bed_mask
 from vision.blobs import disc_mean, mean_shift, response_peaks, ring_support, unexplained
 from vision.classify import ColourRule, classify, disc_stats
 from vision.rectify import ChangeRectifier, Rectifier, frame_layout
@@ -24,6 +25,7 @@ from vision.types import Detections
 PATCH = 12  # side of the texture patch kept per ball for spin detection (pixels of the camera frame)
 SMALL = 4  # connected components run on a mask this many times smaller
 OCCLUDED_CONF = 0.4  # confidence factor for a disc found inside an arm / cue blob
+CLEAR_CONF = 0.6  # a disc read at least this well is a ball seen clear (an occluded one reads under OCCLUDED_CONF)
 
 
 @dataclass
@@ -256,7 +258,15 @@ class BallDetector:
                 rows = np.nonzero(last_in[b])[0]
                 if len(rows):
                     reused.append(rows)
-                    self.occluder_mask[y0:y1, x0:x1] = previous_occluders[y0:y1, x0:x1]
+                    # an arm still over the blob stays an occluder; a hand that put a ball down and left does
+                    # not: what is no longer foreground is cleared, and so is the disc and shadow (1.3 r, as
+                    # below) of a ball read clear, which the hand's frame marked with the hand (seed-229
+                    # frame_free: a spotted ball stayed "under a hand" for good, never brought back into play).
+                    # Discs read weakly are an occluder's own (a hand read as discs) or a ball by it: kept
+                    held = cv2.bitwise_and(previous_occluders[y0:y1, x0:x1], self._fg[y0:y1, x0:x1])
+                    assert self._last is not None
+                    clear = rows[self._last.confidence[rows] >= CLEAR_CONF]
+                    self.occluder_mask[y0:y1, x0:x1] = unexplained(held, self._last_px[clear] - (x0, y0), 1.3 * r)
                     continue
             ref[y : y + h, x : x + w] = tiny[y : y + h, x : x + w]
             # the lit-surface mask, flat over a ball whatever the shading (score weights would follow the
@@ -311,7 +321,11 @@ class BallDetector:
             k = np.arange(first, first + count)
             ok = k[keep[k]]
             rest = cv2.countNonZero(unexplained(sub, c[ok] - (x0, y0), 1.3 * r))  # shadows reach ~0.3 r
-            if not weak[k].any() and rest < 0.8 * disc_area and not over_rail:
+            # a disc centred where no ball on the bed can be (well into a cushion) is a hand or a cue on the rail
+            # read as a ball: its group is no frozen pair (seed-229 frame_free: a hand over 10 at the cushion came
+            # out as two clean discs, 10 pulled 5 mm by the fingers and read as crawling before the hand pushed it)
+            off_bed = bool(len(ok)) and bool(off_bed_mask(self.table, self.rect.to_mm(c[ok])).any())
+            if not weak[k].any() and rest < 0.8 * disc_area and not over_rail and not off_bed:
                 continue  # a rack, a frozen pair or cluster: fully explained by lit discs
             # an arm, a sleeve or a cue over or among balls: no dark-only discs, no overlapping discs
             # (balls cannot overlap, an arm's outline can), a clear ring around each remaining disc, and
