@@ -345,3 +345,13 @@ def test_a_cue_ball_struck_6_mm_from_a_pack_ball_hits_it_though_no_frame_shows_i
     first = next(e for e in events if e.type is EventType.BALL_CONTACT and e.t > 15.0)
     assert set(first.balls or ()) == {"C", "15"} and first.confidence >= 0.5 and first.extra.get("review")
     assert abs(first.t - 15.183) * 30 <= 1.0
+
+
+def test_a_ball_that_rolled_into_one_and_stopped_against_it_kissed_it_though_it_crept_off_later() -> None:
+    # seed-191 frame_dynamic 49.6-54.2 s: 5 rolls at 75 mm/s into 1 (truth 5-1 at 52.562 s) and creeps on against
+    # it; 1 is seen to start 0.14 s later at 24 mm/s. No kink shows the kiss, and 5, no longer moving when 1's
+    # start was judged, was no cause: 1 was called disturbed, a 1.17 foul on a legal shot
+    events = _events("slow_kiss_striker_crept_on_against_it_30fps.npz")
+    assert not any(e.type is EventType.BALL_DISTURBED for e in events)
+    kiss = [e for e in events if e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"5", "1"}]
+    assert len(kiss) == 1 and abs(kiss[0].t - 52.562) * 30 <= 1.0 and kiss[0].extra.get("review") is True

@@ -31,6 +31,7 @@ class CauseLogic(DetectorCore):
     caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, when no contact was proven
     jumps: dict[int, float]
     kinks: dict[int, list[float]]
+    stop_dir: dict[int, tuple[float, np.ndarray, float]]  # per ball: stop time, way, start of that run
 
     if TYPE_CHECKING:  # provided by the detector and the other mixins
 
@@ -168,6 +169,8 @@ class CauseLogic(DetectorCore):
             if b in (x, y) and t - back <= tc <= t + s.cause_window_s and not own_hit and self._ran_at(other, o):
                 self._stopped_on(o, group)
                 return True
+        if self._kissed(o, back):
+            return True
         members = {g.ball for g in group}
         caused = False
         c_here = self.hist.counter_at(t)
@@ -221,6 +224,42 @@ class CauseLogic(DetectorCore):
             else:
                 self._contact_by_line(a, o)
         return caused
+
+    def _kissed(self, o: Onset, back: float) -> bool:
+        """A ball that rolled at o's ball and came to rest touching its rest place, first touching it no longer
+        before o's start than a slow start takes to show (`back`), kissed it: its momentum passed on, and o crept
+        off later. The contact, at the first sample touching it, is reported for review (the kiss is read from
+        where the striker ran and stopped). Seed-191 frame_dynamic: 5 rolled at 75 mm/s into 1 and crept on
+        against it; 1 was seen to start 0.14 s later at 24 mm/s and was called disturbed, a 1.17 for a legal shot."""
+        h, tol = self.hist, self.s.touch_tol_mm
+        for a in range(len(self.ids)):
+            t_stop, way, since = self.stop_dir.get(a, (-np.inf, np.zeros(2), -np.inf))
+            if a == o.ball or not (since < o.t and o.t - back <= t_stop <= o.t + back):
+                continue
+            rest = self.motion.anchor_at(a, h.time(h.newest))
+            if rest is None or self.table.ball_gap(rest, o.anchor) > tol:
+                continue  # not at rest touching its place now
+            at = o.anchor - rest
+            if float(np.dot(way, at)) < 0.5 * float(np.hypot(*way)) * float(np.hypot(*at)):
+                continue  # not rolling at it (within 60 degrees) when it stopped
+            tk, xy = h.track(a, h.counter_at(since), h.counter_at(min(t_stop, o.t)) + 1)
+            touching = [float(tk[k]) for k in range(len(tk)) if self.table.ball_gap(xy[k], o.anchor) <= tol]
+            if not touching or not o.t - back <= touching[0] <= o.t + self.s.cause_window_s:
+                continue
+            t_c = touching[0]
+            key = (min(a, o.ball), max(a, o.ball))
+            if abs(t_c - self.last_pair.get(key, -np.inf)) >= self.s.refractory_s:
+                self.last_pair[key] = t_c
+                self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], t_c)
+                self.hit_from[(a, o.ball)] = t_c
+                gap = self.table.ball_gap(rest, o.anchor)
+                why = (f"{self.ids[a]} rolled at {self.ids[o.ball]} and came to rest {gap:.1f} mm from touching it; "
+                       f"{self.ids[o.ball]} crept off {o.t - t_c:.2f} s after it first touched")
+                extra = {"review": True, "rest_gap_mm": round(gap, 1), "why": why}
+                balls = (self.ids[a], self.ids[o.ball])
+                self._emit(Event(EventType.BALL_CONTACT, t_c, 0, 0.55, balls=balls, extra=extra))
+            return True
+        return False
 
     def _stopped_on(self, o: Onset, group: list[Onset]) -> None:
         """A start already explained by a contact inside its pack (the pack's solve ran on a neighbour's earlier
