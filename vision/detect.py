@@ -20,12 +20,11 @@ from vision.bedgeom import off_bed_mask
 from vision.blobs import disc_mean, mean_shift, response_peaks, ring_support, unexplained
 from vision.classify import ColourRule, classify, disc_stats
 from vision.rectify import ChangeRectifier, Rectifier, frame_layout
-from vision.types import Detections
+from vision.types import CLEAR_CONF, Detections
 
 PATCH = 12  # side of the texture patch kept per ball for spin detection (pixels of the camera frame)
 SMALL = 4  # connected components run on a mask this many times smaller
 OCCLUDED_CONF = 0.4  # confidence factor for a disc found inside an arm / cue blob
-CLEAR_CONF = 0.6  # a disc read at least this well is a ball seen clear (an occluded one reads under OCCLUDED_CONF)
 
 
 @dataclass

@@ -30,7 +30,7 @@ from vision.identity import (
     odd_one_out,
 )
 from vision.trackstate import Occluded, Track, TrackerConfig, hold, kf_update, motion_state
-from vision.types import BallClass, BallState, BallStates, Detections
+from vision.types import CLEAR_CONF, BallClass, BallState, BallStates, Detections
 
 __all__ = ["Occluded", "Track", "TrackSet", "TrackerConfig"]  # Track, TrackerConfig: defined in vision.trackstate
 
@@ -450,7 +450,7 @@ class TrackSet:
         under a dim or warm light the arm's sleeve may be no foreground, so no occluder marks the hand)."""
         # nothing that reaches into a cushion is a ball at rest (a hand or a cue tip on the rail)
         free = [k for k in range(len(dets))
-                if k not in used and dets.confidence[k] >= 0.6 and not seen_off_bed(self.table, dets.xy_mm[k])]
+                if k not in used and dets.confidence[k] >= CLEAR_CONF and not seen_off_bed(self.table, dets.xy_mm[k])]
         held = in_hand(dets.xy_mm, self.R) if free else None  # by shape: a hand's discs, or in its reach
         pending: list[tuple[np.ndarray, int]] = []
         ready: list[int] = []

@@ -39,6 +39,11 @@ def _check(name: str, arr: np.ndarray, shape: tuple[int | None, ...], n: int) ->
     return arr
 
 
+# A disc read at least this well is a ball seen clear: a disc inside an arm or cue blob has its confidence scaled
+# by detect.OCCLUDED_CONF (0.4), so it never reaches this.
+CLEAR_CONF = 0.6
+
+
 @dataclass
 class Detections:
     """Balls found in one frame. N rows; positions are ball centres in table mm at ball-centre height."""

@@ -1,5 +1,5 @@
 """Strokes, the shot's first contact and the order of a chain, on recorded tracker output of the seed-79, -101,
--103 and -127 renders.
+-103, -127, -211, -223 and -227 renders.
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls), cut from a case whose
 first contact or contact count the event layer got wrong before the reading it tests (each fails without it).
@@ -200,3 +200,14 @@ def test_a_ball_that_runs_into_a_nose_and_a_ball_inside_one_frame_touched_the_no
     assert touch[0].extra.get("review") is True  # read from where the run could go, not seen at the nose
     hit = [e for e in events if e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"8", "11"}]
     assert len(hit) == 1 and touch[0].t < hit[0].t
+
+
+def test_a_ball_set_moving_by_a_contact_found_is_no_striker_struck_a_frame_before_its_next_hit() -> None:
+    # seed-211 frame_russian71 73.2-77.2 s (30 fps): C into 7, through 14, 15, 8, 5 and 6 within two frames
+    # (truth: 7-5 at 74.787 s, 5-6 at 74.799 s; 15 never touched 6). 15 and 6 both rested two frames back, so
+    # 15, already moving by its contact with 14, was read as a striker struck a frame before, and its run
+    # "proved" a hit on 6 at 0.93
+    hits = _contacts("chain_through_a_pack_in_one_frame_no_kink_pair_seed211_30fps.npz", 30.0)
+    pairs = [frozenset(e.balls or ()) for e in hits]
+    assert frozenset({"15", "6"}) not in pairs
+    assert frozenset({"7", "5"}) in pairs and frozenset({"C", "7"}) in pairs

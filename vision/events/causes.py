@@ -12,7 +12,9 @@ import numpy as np
 from rules.events import Event, EventType
 from vision.events.contacts import Contact, Window, verify_in
 from vision.events.core import DetectorCore
+from vision.events.fit import LineFit, fit_line
 from vision.events.motion import Motion, Onset
+from vision.events.settings import noise_model
 
 RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
 # how much farther than its rest gap a ball may have run to meet another on the line that one left along: a
@@ -39,6 +41,8 @@ class CauseLogic(DetectorCore):
 
         def _emit(self, ev: Event) -> None: ...
 
+        def _turns_of(self, b: int) -> list[float]: ...
+
         def _set_moving_by(self, members: set[int], x: int, t: float) -> bool: ...
 
     def _contact_by_overlap(self, a: int, o: Onset, gap: float) -> None:
@@ -48,7 +52,6 @@ class CauseLogic(DetectorCore):
         o's ball by then), nor earlier than a's own hit or start. Seed-191 touching_cluster_hit: 12 into 9, touching 2,
         touching C; C was seen to start 28 ms before 2, and 9-2 came out at 2's start, after 2-C (from the pack,
         at 12-9's time): C passed on 2's tokens before 2 had 9's, a 1.20 foul for a 4b."""
-        key = (min(a, o.ball), max(a, o.ball))
         w = self.s.cause_window_s
         t = o.t
         for x in range(len(self.ids)):
@@ -60,14 +63,20 @@ class CauseLogic(DetectorCore):
         for t_a in (float(self.last_hit[a]), float(self.started[a])):  # a was hit, or struck, no later
             if o.t - w <= t_a <= o.t:
                 t = max(t, t_a)
+        why = f"{self.ids[a]} ran at {self.ids[o.ball]} as it started and was seen {-gap:.0f} mm into touching it"
+        self._review_contact(a, o.ball, t, 0.55, {"overlap_mm": round(-gap, 1), "why": why})
+
+    def _review_contact(self, a: int, b: int, t: float, conf: float, extra: dict[str, object]) -> None:
+        """Report a's hit on b at t, read from where the balls went rather than from a kink: for review. Once
+        per pair within the refractory time (another reading may have reported it)."""
+        key = (min(a, b), max(a, b))
         if abs(t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
             return
         self.last_pair[key] = t
-        self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], t)
-        self.hit_from[(a, o.ball)] = t
-        why = f"{self.ids[a]} ran at {self.ids[o.ball]} as it started and was seen {-gap:.0f} mm into touching it"
-        extra = {"review": True, "overlap_mm": round(-gap, 1), "why": why}
-        self._emit(Event(EventType.BALL_CONTACT, t, 0, 0.55, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
+        self.last_hit[[a, b]] = np.maximum(self.last_hit[[a, b]], t)
+        self.hit_from[(a, b)] = t
+        self._emit(Event(EventType.BALL_CONTACT, t, 0, conf, balls=(self.ids[a], self.ids[b]),
+                         extra={"review": True, **extra}))
 
     def _contact_by_line(self, a: int, o: Onset) -> bool:
         """Ball a, at rest a few mm from o's ball until it set off in the same frames, caused o's start, but no
@@ -93,17 +102,10 @@ class CauseLogic(DetectorCore):
         # the onset may be dated up to a frame early: no earlier than the hit that set a moving (a pack
         # spread by its striker passes impulses on after it)
         t = float(self.last_hit[a]) if 0.0 < self.last_hit[a] - o.t <= 2 * self.s.cause_window_s else o.t
-        key = (min(a, o.ball), max(a, o.ball))
-        if abs(t - self.last_pair.get(key, -np.inf)) < self.s.refractory_s:
-            return True
-        self.last_pair[key] = t
-        self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], t)
-        self.hit_from[(a, o.ball)] = t
         who = " and ".join(self.ids[x] for x in [o.ball, *with_it]) + (" (touching)" if with_it else "")
         why = (f"{who} left along the line from {self.ids[a]}'s rest {gap:.0f} mm away "
                f"({run - gap:.1f} mm off it); no frame shows the hit")
-        extra = {"review": True, "rest_gap_mm": round(gap, 1), "why": why}
-        self._emit(Event(EventType.BALL_CONTACT, t, 0, 0.6, balls=(self.ids[a], self.ids[o.ball]), extra=extra))
+        self._review_contact(a, o.ball, t, 0.6, {"rest_gap_mm": round(gap, 1), "why": why})
         return True
 
     def _struck_from_near(self, a: int, o: Onset) -> None:
@@ -229,13 +231,17 @@ class CauseLogic(DetectorCore):
         """A ball that rolled at o's ball and came to rest touching its rest place, first touching it no longer
         before o's start than a slow start takes to show (`back`), kissed it: its momentum passed on, and o crept
         off later. The contact, at the first sample touching it, is reported for review (the kiss is read from
-        where the striker ran and stopped). Seed-191 frame_dynamic: 5 rolled at 75 mm/s into 1 and crept on
-        against it; 1 was seen to start 0.14 s later at 24 mm/s and was called disturbed, a 1.17 for a legal shot."""
+        where the striker ran and stopped); of two such balls, the one that touched first. Seed-191
+        frame_dynamic: 5 rolled at 75 mm/s into 1 and crept on against it; 1 was seen to start 0.14 s later at
+        24 mm/s and was called disturbed, a 1.17 for a legal shot."""
         h, tol = self.hist, self.s.touch_tol_mm
+        found: list[tuple[float, int, float]] = []
         for a in range(len(self.ids)):
             t_stop, way, since = self.stop_dir.get(a, (-np.inf, np.zeros(2), -np.inf))
             if a == o.ball or not (since < o.t and o.t - back <= t_stop <= o.t + back):
                 continue
+            if self.motion.status(a) is Motion.GONE or self.jumps.get(a, -np.inf) >= since:
+                continue  # its track jumped on the way: where it stopped says nothing of a roll at o's ball
             rest = self.motion.anchor_at(a, h.time(h.newest))
             if rest is None or self.table.ball_gap(rest, o.anchor) > tol:
                 continue  # not at rest touching its place now
@@ -244,22 +250,64 @@ class CauseLogic(DetectorCore):
                 continue  # not rolling at it (within 60 degrees) when it stopped
             tk, xy = h.track(a, h.counter_at(since), h.counter_at(min(t_stop, o.t)) + 1)
             touching = [float(tk[k]) for k in range(len(tk)) if self.table.ball_gap(xy[k], o.anchor) <= tol]
-            if not touching or not o.t - back <= touching[0] <= o.t + self.s.cause_window_s:
+            if touching and o.t - back <= touching[0] <= o.t + self.s.cause_window_s:
+                found.append((touching[0], a, self.table.ball_gap(rest, o.anchor)))
+        if not found:
+            return False
+        t_c, a, gap = min(found)
+        why = (f"{self.ids[a]} rolled at {self.ids[o.ball]} and came to rest {gap:.1f} mm from touching it; "
+               f"{self.ids[o.ball]} crept off {o.t - t_c:.2f} s after it first touched")
+        self._review_contact(a, o.ball, t_c, 0.55, {"rest_gap_mm": round(gap, 1), "why": why})
+        return True
+
+    def _speed_into_hit(self, o: Onset) -> float:
+        """The least speed at which o's ball ran into a ball at rest that it hit before its run could be fitted
+        (0 when it hit none): the gap between their rest centres, less what it had run by its last sample before
+        its onset and two rest noises, over the time from that sample to the hit. Its first moving samples then
+        straddle the hit, so their speed is the speed it kept (seed-71 frame_free: C struck at 212 mm/s into 5,
+        17 mm off, hit it within 80 ms, read at 87 mm/s and called disturbed, a 1.17 for a 1.20 foul)."""
+        h, s = self.hist, self.s
+        t_last, xy = h.track(o.ball, o.n_first - 1, o.n_first - 1)
+        if len(t_last) == 0:
+            return 0.0
+        ran = float(np.hypot(*(xy[-1] - o.anchor)))
+        best = 0.0
+        for pair, tc in self.last_pair.items():
+            if o.ball not in pair or not float(t_last[-1]) <= tc <= o.t + 0.5 * s.run_fit_s:
                 continue
-            t_c = touching[0]
-            key = (min(a, o.ball), max(a, o.ball))
-            if abs(t_c - self.last_pair.get(key, -np.inf)) >= self.s.refractory_s:
-                self.last_pair[key] = t_c
-                self.last_hit[[a, o.ball]] = np.maximum(self.last_hit[[a, o.ball]], t_c)
-                self.hit_from[(a, o.ball)] = t_c
-                gap = self.table.ball_gap(rest, o.anchor)
-                why = (f"{self.ids[a]} rolled at {self.ids[o.ball]} and came to rest {gap:.1f} mm from touching it; "
-                       f"{self.ids[o.ball]} crept off {o.t - t_c:.2f} s after it first touched")
-                extra = {"review": True, "rest_gap_mm": round(gap, 1), "why": why}
-                balls = (self.ids[a], self.ids[o.ball])
-                self._emit(Event(EventType.BALL_CONTACT, t_c, 0, 0.55, balls=balls, extra=extra))
-            return True
-        return False
+            other = pair[1] if pair[0] == o.ball else pair[0]
+            rest = self.motion.anchor_at(other, o.t - 1.0 / self.fps)
+            if rest is None:
+                continue  # the other ball ran in too: the gap says nothing of this one's speed
+            gap = self.table.ball_gap(o.anchor, rest) - ran - 2.0 * s.noise_rest_mm
+            # no less than a frame: a contact time fitted a few ms early must not make a nudge a stroke
+            best = max(best, gap / max(tc - float(t_last[-1]), 1.0 / self.fps))
+            best = max(best, self._speed_given(o.ball, other, tc))
+        return best
+
+    def _speed_given(self, a: int, x: int, tc: float) -> float:
+        """The least speed at which ball a hit ball x, at rest, at tc: x's speed from the hit on (equal masses: it
+        leaves at (1 + e) / 2 of the closing speed, never faster) and, when the two part, the momentum they carry
+        away together; each less `push_z` standard errors, read up to either ball's next turn (the cloth only
+        slows them). A hand pushing a on into x moves both at its own speed: they do not part, and x's speed is
+        the bound. Seed-191 frame_dynamic: C struck at 189 mm/s 6 mm off 1 was read at 40 mm/s and called
+        disturbed, and the shot was lost; C and 1 carried away 158 mm/s between them."""
+        end = min([tc + self.s.run_fit_s, *(k for b in (a, x) for k in self._turns_of(b) if k > tc + 1e-6)])
+        fa, fx = self._run_after(a, tc, end), self._run_after(x, tc, end)
+        if fx is None:
+            return 0.0
+        best = fx.speed - self.s.push_z * fx.sigma_v
+        if fa is not None:
+            sigma = float(np.hypot(fa.sigma_v, fx.sigma_v))
+            if float(np.hypot(*(fx.v - fa.v))) > self.s.push_z * sigma:  # they part: an impulse, not a push
+                best = max(best, float(np.hypot(*(fa.v + fx.v))) - self.s.push_z * sigma)
+        return max(best, 0.0)
+
+    def _run_after(self, b: int, t0: float, t1: float) -> LineFit | None:
+        """Ball b's run between times t0 and t1 (three samples at least)."""
+        t, xy = self.hist.track(b, self.hist.counter_at(t0), self.hist.newest)
+        keep = (t > t0) & (t <= t1)
+        return fit_line(t[keep], xy[keep], noise_model(self.s)) if int(keep.sum()) >= 3 else None
 
     def _stopped_on(self, o: Onset, group: list[Onset]) -> None:
         """A start already explained by a contact inside its pack (the pack's solve ran on a neighbour's earlier

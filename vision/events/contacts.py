@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from calibration.table import Table
-from vision.events.fit import LineFit, first_time_within, fit_line
+from vision.events.fit import first_time_within, fit_line
 from vision.events.history import History
-from vision.events.kink import Pieces, RestLookup, best_split
+from vision.events.kink import Pieces, RestLookup, best_split, kink_confidence, kink_time_error
 from vision.events.neighbours import rival_striker, stopped_short, through_neighbour, touching_other
 from vision.events.settings import EventSettings, noise_model
 
@@ -111,9 +111,9 @@ def verify_in(w: Window, a: int, b: int) -> Contact | None:
             y = a if x == b else b
             t_m2 = w.hist.time(w.m - 2)
             ay, ax = w.rest.anchor_at(y, t_m2), w.rest.anchor_at(x, t_m2)
-            if w.rest.anchor_at(y, w.hist.time(w.m)) is not None or ay is None or ax is None:
-                return got
-            if float(np.hypot(*(ay - ax))) - 2 * w.radius <= w.s.frozen_tol_mm:
+            if w.rest.anchor_at(y, w.hist.time(w.m)) is not None or ay is None or ax is None or _kinks_in(w, y):
+                return got  # (one set moving by a contact found: a chain the starts judge, not a stroke's run)
+            if float(np.hypot(*(ay - ax))) - 2 * w.radius <= w.s.touch_tol_mm:
                 return got
             other = _split_contact(w, a, b)
             return other if other is not None and (got is None or other.confidence > got.confidence) else got
@@ -230,43 +230,6 @@ def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = Non
     if conf <= 0.0:
         return None
     return Contact(a, b, float(t_c), z, impulse, margin, u, conf, review, (pa, pb))
-
-
-def kink_time_error(p: Pieces, t: float, s: EventSettings) -> float:
-    """Standard error (s) of a kink's time: the lines cross where they meet, so an error in where either
-    line lies at the kink (mm: its mean position's error plus its slope's error carried from its centre to
-    t) moves the crossing by that error over the velocity change."""
-    noise = noise_model(s)
-
-    def pos_error(f: LineFit) -> float:
-        return float(np.hypot(noise(f.speed) / np.sqrt(max(f.n, 1)), f.sigma_v * (t - f.t0)))
-
-    return float(np.hypot(pos_error(p.pre), pos_error(p.post))) / max(float(np.hypot(*p.dv)), 1e-9)
-
-
-def kink_confidence(z: float, impulse: float, margin: float, s: EventSettings) -> tuple[float, bool]:
-    """Confidence from the kink's significance and the geometric margin; (0, False) means no event.
-
-    - a clear kink (z >= kink_z and a real change of speed): a contact whatever the margin (0.75..1,
-      at most 0.7 and flagged when the margin is within the review band);
-    - a weaker kink (z >= kink_z_review) where the incoming lines run into each other (or into the nose)
-      by more than the review band, which they cannot do without touching: a contact (0.6..0.75);
-    - a weak kink with the lines within the review band: reported for review (0.3..0.45);
-    - no kink but the lines within the review band (a near miss): reported for review (0.2).
-    """
-    span = max(s.kink_z - s.kink_z_review, 1e-9)
-    if z >= s.kink_z and impulse >= s.kink_min_mm_s:
-        conf = 0.75 + 0.25 * min(1.0, (z - s.kink_z) / s.kink_z)
-        if abs(margin) <= s.review_band_mm:
-            return min(conf, 0.7), True
-        return conf, False
-    if z >= s.kink_z_review and margin < -s.review_band_mm:
-        return 0.6 + 0.15 * (z - s.kink_z_review) / span, False
-    if z >= s.kink_z_review and abs(margin) <= s.review_band_mm:
-        return 0.3 + 0.15 * (z - s.kink_z_review) / span, True
-    if abs(margin) <= s.review_band_mm:
-        return 0.2, True
-    return 0.0, False
 
 
 def _from_rest(w: Window, x: int, other: int) -> Contact | None:

@@ -17,10 +17,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from calibration.table import Table
-from vision.events.contacts import kink_confidence
 from vision.events.fit import first_time_within, fit_line, point_segment_distance
 from vision.events.history import History
-from vision.events.kink import _SLOW_REACH, Pieces, RestLookup, best_split, pinned_bounce
+from vision.events.kink import _SLOW_REACH, Pieces, RestLookup, best_split, kink_confidence, pinned_bounce
 from vision.events.settings import EventSettings, noise_model
 
 # A touch read with the ball under a cover this many frames either side of it is reported for review

@@ -221,9 +221,10 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             other = self.motion.anchor_at(y, c.t - 1.0 / self.fps)
             if piece.at_rest_before or other is None or self.motion.anchor_at(x, c.t - 1.0 / self.fps) is not None:
                 continue
-            tc = nose_before_contact(self.hist, self.bound, self.s, x, other, c.t, self.R, self.fps)
+            tc = nose_before_contact(self.hist, self.bound, self.s, x, y, other, c.t, self.R, self.fps)
+            # only where no touch of that nose was read: an inferred 0.6 must not supersede a kink seen there
             if tc is not None and not any(n == tc.cushion and abs(t - tc.t) <= 2.0 / self.fps
-                                          for (b, n), t in self.last_touch.items() if b == x):
+                                          for (z, n), t in self.last_touch.items() if z == x):
                 self._touch(tc)
 
     def _run_from(self, x: int, c: int) -> int:

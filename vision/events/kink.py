@@ -264,3 +264,40 @@ def _wline_chi2(t: np.ndarray, u: np.ndarray, w: np.ndarray) -> float:
     sxx = float(w @ (dt * dt))
     slope = float(w @ (dt * du)) / sxx if sxx > 0 else 0.0
     return float(w @ (du - slope * dt) ** 2)
+
+
+def kink_time_error(p: Pieces, t: float, s: EventSettings) -> float:
+    """Standard error (s) of a kink's time: the lines cross where they meet, so an error in where either
+    line lies at the kink (mm: its mean position's error plus its slope's error carried from its centre to
+    t) moves the crossing by that error over the velocity change."""
+    noise = noise_model(s)
+
+    def pos_error(f: LineFit) -> float:
+        return float(np.hypot(noise(f.speed) / np.sqrt(max(f.n, 1)), f.sigma_v * (t - f.t0)))
+
+    return float(np.hypot(pos_error(p.pre), pos_error(p.post))) / max(float(np.hypot(*p.dv)), 1e-9)
+
+
+def kink_confidence(z: float, impulse: float, margin: float, s: EventSettings) -> tuple[float, bool]:
+    """Confidence from the kink's significance and the geometric margin; (0, False) means no event.
+
+    - a clear kink (z >= kink_z and a real change of speed): a contact whatever the margin (0.75..1,
+      at most 0.7 and flagged when the margin is within the review band);
+    - a weaker kink (z >= kink_z_review) where the incoming lines run into each other (or into the nose)
+      by more than the review band, which they cannot do without touching: a contact (0.6..0.75);
+    - a weak kink with the lines within the review band: reported for review (0.3..0.45);
+    - no kink but the lines within the review band (a near miss): reported for review (0.2).
+    """
+    span = max(s.kink_z - s.kink_z_review, 1e-9)
+    if z >= s.kink_z and impulse >= s.kink_min_mm_s:
+        conf = 0.75 + 0.25 * min(1.0, (z - s.kink_z) / s.kink_z)
+        if abs(margin) <= s.review_band_mm:
+            return min(conf, 0.7), True
+        return conf, False
+    if z >= s.kink_z_review and margin < -s.review_band_mm:
+        return 0.6 + 0.15 * (z - s.kink_z_review) / span, False
+    if z >= s.kink_z_review and abs(margin) <= s.review_band_mm:
+        return 0.3 + 0.15 * (z - s.kink_z_review) / span, True
+    if abs(margin) <= s.review_band_mm:
+        return 0.2, True
+    return 0.0, False

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.events.contacts import Contact, Window, kink_confidence
+from vision.events.contacts import Contact, Window
 from vision.events.fit import first_time_within, fixed_point
 from vision.events.history import History
-from vision.events.kink import Pieces, RestLookup, best_split
+from vision.events.kink import Pieces, RestLookup, best_split, kink_confidence
 from vision.events.settings import EventSettings
 
 _AWAY = 2  # frames unseen after its last sample: the ball left the view, not a sample missed

@@ -17,12 +17,12 @@ from rules.events import Event, EventType
 from vision.events.causes import RESUME_S, CauseLogic
 from vision.events.contacts import Contact
 from vision.events.disturb import covered_push, covered_wobble, impulse_or_push, launched_covered, left_covered
-from vision.events.fit import LineFit, fit_line, point_segment_distance
+from vision.events.fit import point_segment_distance
 from vision.events.homes import HomeLogic
 from vision.events.lines import LineWatcher
 from vision.events.motion import Motion, Onset, Stop, track_jump
 from vision.events.pots import PotWatcher
-from vision.events.settings import MAX_SPEED_MM_S, frames, noise_model
+from vision.events.settings import MAX_SPEED_MM_S, frames
 from vision.events.shots import ShotPhase, choose_striker
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 from vision.events.unseen import out_and_back, ran_off, runs_back, seen_leaving, unseen_jump
@@ -123,8 +123,9 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         self.behind.clear()
 
     def _order(self, o: Onset) -> tuple[int, float, float]:
-        """Time order; of starts dated to one time (to the microsecond: to one frame), the ball already farther
-        off its rest (beyond its noise) at that time first, then the one nearer a ball moving then. Which is
+        """Time order; of starts dated to one time (to the microsecond: starts read off the same samples, told
+        apart only by float noise), the ball already farther off its rest (beyond its noise) at that time first,
+        then the one nearer a ball moving half a frame before (not the other start of the tie: at rest then). Which is
         judged first decides which may explain the other, and the dates' last bits are float noise: seed-79
         frame_free, C struck in the frame that 15 hit 6 in; on another CPU's BLAS 6 came first, explained by
         nothing: a second shot."""
@@ -135,7 +136,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         near = np.inf
         for x in range(len(self.ids)):
             _, p = self.hist.track(x, c, c)
-            if x != o.ball and len(p) and self.motion.anchor_at(x, o.t) is None:
+            if x != o.ball and len(p) and self.motion.anchor_at(x, o.t - 0.5 / self.fps) is None:
                 near = min(near, float(np.hypot(*(p[0] - o.anchor))))
         return round(o.t * 1e6), -ran, near
 
@@ -420,55 +421,6 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             info = {"speed_mm_s": round(o.speed, 1), "during_shot": running}
             return Event(EventType.BALL_DISTURBED, o.t, 0, 0.9, ball=self.ids[b], extra=info)
         return None
-
-    def _speed_into_hit(self, o: Onset) -> float:
-        """The least speed at which o's ball ran into a ball at rest that it hit before its run could be fitted
-        (0 when it hit none): the gap between their rest centres, less what it had run by its last sample before
-        its onset and two rest noises, over the time from that sample to the hit. Its first moving samples then
-        straddle the hit, so their speed is the speed it kept (seed-71 frame_free: C struck at 212 mm/s into 5,
-        17 mm off, hit it within 80 ms, read at 87 mm/s and called disturbed, a 1.17 for a 1.20 foul)."""
-        h, s = self.hist, self.s
-        t_last, xy = h.track(o.ball, o.n_first - 1, o.n_first - 1)
-        if len(t_last) == 0:
-            return 0.0
-        ran = float(np.hypot(*(xy[-1] - o.anchor)))
-        best = 0.0
-        for pair, tc in self.last_pair.items():
-            if o.ball not in pair or not float(t_last[-1]) <= tc <= o.t + 0.5 * s.run_fit_s:
-                continue
-            other = pair[1] if pair[0] == o.ball else pair[0]
-            rest = self.motion.anchor_at(other, o.t - 1.0 / self.fps)
-            if rest is None:
-                continue  # the other ball ran in too: the gap says nothing of this one's speed
-            gap = self.table.ball_gap(o.anchor, rest) - ran - 2.0 * s.noise_rest_mm
-            # no less than a frame: a contact time fitted a few ms early must not make a nudge a stroke
-            best = max(best, gap / max(tc - float(t_last[-1]), 1.0 / self.fps))
-            best = max(best, self._speed_given(o.ball, other, tc))
-        return best
-
-    def _speed_given(self, a: int, x: int, tc: float) -> float:
-        """The least speed at which ball a hit ball x, at rest, at tc: x's speed from the hit on (equal masses: it
-        leaves at (1 + e) / 2 of the closing speed, never faster) and, when the two part, the momentum they carry
-        away together; each less `push_z` standard errors, read up to either ball's next turn (the cloth only
-        slows them). A hand pushing a on into x moves both at its own speed: they do not part, and x's speed is
-        the bound. Seed-191 frame_dynamic: C struck at 189 mm/s 6 mm off 1 was read at 40 mm/s and called
-        disturbed, and the shot was lost; C and 1 carried away 158 mm/s between them."""
-        end = min([tc + self.s.run_fit_s, *(k for b in (a, x) for k in self._turns_of(b) if k > tc + 1e-6)])
-        fa, fx = self._run_after(a, tc, end), self._run_after(x, tc, end)
-        if fx is None:
-            return 0.0
-        best = fx.speed - self.s.push_z * fx.sigma_v
-        if fa is not None:
-            sigma = float(np.hypot(fa.sigma_v, fx.sigma_v))
-            if float(np.hypot(*(fx.v - fa.v))) > self.s.push_z * sigma:  # they part: an impulse, not a push
-                best = max(best, float(np.hypot(*(fa.v + fx.v))) - self.s.push_z * sigma)
-        return max(best, 0.0)
-
-    def _run_after(self, b: int, t0: float, t1: float) -> LineFit | None:
-        """Ball b's run between times t0 and t1 (three samples at least)."""
-        t, xy = self.hist.track(b, self.hist.counter_at(t0), self.hist.newest)
-        keep = (t > t0) & (t <= t1)
-        return fit_line(t[keep], xy[keep], noise_model(self.s)) if int(keep.sum()) >= 3 else None
 
     def _pushed_first(self, o: Onset) -> float:
         """When a stroke on this ball began: the start of a ball touching it that left within the push window

@@ -6,11 +6,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.events.contacts import kink_confidence
 from vision.events.cushions import Boundary, Touch
 from vision.events.fit import LineFit, fit_line, fixed_point
 from vision.events.history import History
-from vision.events.kink import Pieces
+from vision.events.kink import Pieces, kink_confidence
 from vision.events.settings import EventSettings, noise_model
 
 
