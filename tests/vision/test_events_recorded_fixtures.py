@@ -1,4 +1,4 @@
-"""Readings from recorded tracker output of the seed-67 to -191 renders (whole frames, mostly 30 fps).
+"""Readings from recorded tracker output of the seed-67 to -227 renders (whole frames, mostly 30 fps).
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls) whose events the event
 layer got wrong before the reading it tests (each fails on the code before it), but one: the hanging ball read
@@ -12,7 +12,7 @@ from pathlib import Path
 from track_fakes import recorded_states
 
 from calibration.table import Table
-from rules.events import Event, EventType
+from rules.events import Direction, Event, EventType, Line
 from vision.events import detect_events
 from vision.pipeline import event_settings
 
@@ -355,3 +355,17 @@ def test_a_ball_that_rolled_into_one_and_stopped_against_it_kissed_it_though_it_
     assert not any(e.type is EventType.BALL_DISTURBED for e in events)
     kiss = [e for e in events if e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"5", "1"}]
     assert len(kiss) == 1 and abs(kiss[0].t - 52.562) * 30 <= 1.0 and kiss[0].extra.get("review") is True
+
+
+def test_a_ball_called_at_rest_while_it_crept_over_the_centre_line_crossed_it_for_review() -> None:
+    # seed-227 frame_combined 41.5-47.5 s: 15, hit by C and into 4, creeps over the centre line (truth 45.616 s)
+    # and stops 1.6 mm past it; it was called at rest at 45.6 s with its rest centre (a running mean of the
+    # creep) 0.8 mm short of the line, and the crossing, a 1.20 token, went unsaid. Within the noise of a rest
+    # centre: a crossing for review, not asserted
+    events = _events("creep_over_the_centre_line_after_called_at_rest_seed227_30fps.npz")
+    cross = [e for e in events if e.type is EventType.LINE_CROSS and e.ball == "15"]
+    assert [(e.line, e.to) for e in cross] == [(Line.CENTRE, Direction.FRONT)]
+    assert cross[0].extra.get("review") is True and cross[0].confidence < 0.6
+    assert abs(cross[0].t - 45.616) <= 0.2
+    end = next(e for e in events if e.type is EventType.SHOT_END)
+    assert end.t >= cross[0].t

@@ -7,7 +7,8 @@ time is where the fitted track meets the line. Reported readings:
 - note 3: a ball whose rest centre is on the line (side 0) has not crossed by leaving it: no event;
   crossing back later is a crossing.
 - a ball that creeps over the line and stops less than the hysteresis past it is reported when it comes
-  to rest, with its margin and a confidence below 0.6 (for review).
+  to rest, with its margin and a confidence below 0.6 (for review); asked again at the shot's end with the
+  settled rest centre (a ball called at rest while it still crept may cross at rest).
 - note 4: a touch of a middle-pocket jaw lying in the other half counts as a crossing into that half
   (extra {"jaw": pocket, "note4": true}); see `jaw_bounce`.
 - a side change that the track only shows as a jump, a step between two samples faster than the ball runs
@@ -57,9 +58,11 @@ class LineWatcher:
         self.axis_side = np.zeros(n_balls, dtype=np.int8)
         self.crossed_axis: set[int] = set()
 
-    def on_rest(self, hist: History, b: int, anchor: np.ndarray, n: int) -> list[Crossing]:
+    def on_rest(self, hist: History, b: int, anchor: np.ndarray, n: int, settled: bool = False) -> list[Crossing]:
         """A ball came to rest: settle its sides from the precise rest centre; a creep over a line that
-        the moving test did not confirm is reported here."""
+        the moving test did not confirm is reported here. `settled`: asked again at the shot's end with the
+        rest centre settled since; a ball called at rest while it still crept may have crossed at rest, its
+        samples over the line already gone from the history (no jump: a jump would have been a start)."""
         out = []
         for i, (line, x_line) in enumerate(self.lines):
             off = float(anchor[0]) - x_line
@@ -68,7 +71,13 @@ class LineWatcher:
             creep = abs(off) <= self.s.line_hysteresis_mm + self.s.review_band_mm  # farther: the moving test's
             if old in (-1, 1) and new == -old and creep:
                 t, step = self._root(hist, b, x_line, n - 4 * self.hw, n, new)
-                if step is not None and not self._jump(hist, b, *step):  # seen to creep over it
+                if step is None:  # a slow creep comes to rest long after it crossed: since it was last seen over
+                    t, step = self._root(hist, b, x_line, hist.oldest, n, new)
+                if step is None and settled:  # crossed at rest: from its first sample over the line on
+                    tk, xy = hist.track(b, hist.oldest, n)
+                    over = np.sign(xy[:, 0] - x_line) == new
+                    t = float(tk[int(np.argmax(over))]) if over.any() else hist.time(n)
+                if (step is None and settled) or (step is not None and not self._jump(hist, b, *step)):
                     conf = 0.35 + 0.2 * min(1.0, abs(off) / self.s.line_hysteresis_mm)
                     extra: dict[str, object] = {"margin_mm": round(abs(off), 2), "review": True}
                     out.append(Crossing(b, line, _to(new), t, conf, extra))
