@@ -369,3 +369,15 @@ def test_a_ball_called_at_rest_while_it_crept_over_the_centre_line_crossed_it_fo
     assert abs(cross[0].t - 45.616) <= 0.2
     end = next(e for e in events if e.type is EventType.SHOT_END)
     assert end.t >= cross[0].t
+
+
+def test_a_ball_hit_into_a_nose_near_it_and_back_within_a_frame_touched_it_though_no_kink_proves_the_hit() -> None:
+    # seed-211 frame_free 53.8-57.0 s: C struck at 3.2 m/s into 4, 55 mm off the right_rear nose (truth: C-4 at
+    # 55.529 s, 4 on right_rear at 55.549 s); 4 is first seen on its way back, so its start points away from C
+    # and the hit is read from C's sample inside touching it (for review), which drove no cushion reading:
+    # the touch went unsaid
+    events = _events("hit_into_a_near_nose_bounce_in_the_first_frame_seed211_30fps.npz")
+    hit = [e for e in events if e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"C", "4"}]
+    assert len(hit) == 1 and hit[0].extra.get("review") is True
+    touch = [e for e in events if e.type is EventType.CUSHION and e.ball == "4" and e.t < 55.8]
+    assert [e.cushion for e in touch] == ["right_rear"] and abs(touch[0].t - 55.549) * 30 <= 1.0

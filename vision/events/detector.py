@@ -310,9 +310,13 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             # "94 mm/s" into 6): the run this ball left with, which cushions and cloth only slow, bounds it below
             along = 0.0 if striker.at_rest_before else float(np.dot(striker.pre.v, direction))
             speed = max(along, piece.post.speed)
-            hit = (c.t, direction, speed, c.confidence)
-            for tc in driven_into(self.hist, self.bound, self.s, ball, anchor, hit, self.R, self.hist.newest):
-                self._touch(tc)  # near a cushion, not frozen to it
+            self._driven(ball, anchor, (c.t, direction, speed, c.confidence))
+
+    def _driven(self, ball: int, anchor: np.ndarray, hit: tuple[float, np.ndarray, float, float]) -> None:
+        """A ball at rest at `anchor`, hit (time, line of centres, speed, confidence), near a cushion (not frozen
+        to it): its touch when driven into it (`driven_into`)."""
+        for tc in driven_into(self.hist, self.bound, self.s, ball, anchor, hit, self.R, self.hist.newest):
+            self._touch(tc)
 
     def _touch(self, tc: Touch) -> None:
         key = (tc.ball, tc.cushion)
