@@ -1,5 +1,5 @@
 """Strokes, the shot's first contact and the order of a chain, on recorded tracker output of the seed-79, -101,
--103, -127, -211, -223 and -227 renders.
+-103, -127, -211, -223, -227 and -233 renders.
 
 Each fixture is a stretch of the real pipeline's tracker output (float64, all balls), cut from a case whose
 first contact or contact count the event layer got wrong before the reading it tests (each fails without it).
@@ -211,3 +211,18 @@ def test_a_ball_set_moving_by_a_contact_found_is_no_striker_struck_a_frame_befor
     pairs = [frozenset(e.balls or ()) for e in hits]
     assert frozenset({"15", "6"}) not in pairs
     assert frozenset({"7", "5"}) in pairs and frozenset({"C", "7"}) in pairs
+
+
+def test_a_stun_into_a_ball_that_hits_two_others_at_once_is_a_stroke_not_caused_by_those_hits() -> None:
+    # seed-233 frame_free 41.0-44.5 s (30 fps): C struck at 3 m/s from 9 mm into 15 (truth 42.678 s), dead on it;
+    # 15 hits 5 and 6 at once within 5 ms and is stopped sideways. All four starts fall in one frame, 15's dated
+    # last; C's start (9 mm, then a crawl) was taken as caused by 15, recently hit, though 15 left away from C:
+    # no shot_start, and the shot had no verdict
+    states = recorded_states(DATA / "stun_into_a_ball_that_hits_two_at_once_seed233_30fps.npz")
+    events = detect_events(Table.load(), 30.0, states, event_settings())
+    starts = [e for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED) and 42.5 <= e.t <= 43]
+    assert [(e.type, e.ball) for e in starts] == [(EventType.SHOT_START, "C")]
+    hits = [frozenset(e.balls or ()) for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5
+            and 42.6 <= e.t <= 42.75]
+    assert hits[0] == frozenset({"C", "15"})
+    assert {frozenset({"15", "5"}), frozenset({"15", "6"})} <= set(hits)

@@ -227,6 +227,11 @@ class CauseLogic(DetectorCore):
             # hit: seed-163 frame_free, C struck late in a frame into 6 and dead on it a frame later); a creep or a
             # covered ball's drift is no run (seed-157 frame_dynamic: 14 and 15 found again beside each other)
             ran_in = self._ran_in(a, t)
+            if self._ran_away(a, o):
+                # at rest apart from it, started after it and away from it: its hits on others are no cause of
+                # this start (seed-233 frame_free: C struck from 9 mm into 15 and dead on it was "caused" by 15's
+                # hits on 5 and 6 a few ms later: no stroke, and the shot vanished)
+                continue
             if not (self.motion.anchor_at(a, t) is None or ran_in or recent or ran_at):
                 continue
             caused = True
@@ -412,6 +417,21 @@ class CauseLogic(DetectorCore):
         if float(np.hypot(*away)) <= self.s.onset_mm:
             return True
         return float(np.dot(away, o.anchor - anchor)) > 0
+
+    def _ran_away(self, a: int, o: Onset) -> bool:
+        """Did ball a, at rest apart from o's ball and started after it, leave away from it: its first sample
+        after o's start more than the onset distance back from its rest centre along the line to o's? Its
+        first step is the one that shows it: a few frames on, a ball that hit two others at once (a V) runs
+        off sideways, whichever it struck."""
+        anchor = self._later_apart(a, o)
+        if anchor is None:
+            return False
+        c = self.hist.counter_at(o.t)
+        _, xy = self.hist.track(a, c + 1, c + 1)
+        to_o = o.anchor - anchor
+        if not len(xy) or float(np.hypot(*to_o)) < 1e-9:
+            return False
+        return float(np.dot(xy[0] - anchor, to_o)) / float(np.hypot(*to_o)) < -self.s.onset_mm
 
     def _contact_from_start(self, a: int, o: Onset) -> bool:
         m = o.n_first - 1
