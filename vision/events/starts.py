@@ -33,6 +33,8 @@ from vision.events.unseen import out_and_back, ran_off, runs_back, seen_leaving,
 SEEN_START_CONF = 0.95
 RUNS_BACK_CONF = 0.6  # unseen as it left, but found rolling straight away from its rest position
 UNSEEN_START_CONF = 0.3
+# starts dated this close are one tie (the same samples, told apart by float noise only): far below a frame
+_TIE_S = 1e-5
 
 
 class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table and contact state: see CauseLogic
@@ -125,7 +127,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
     def _order(self, o: Onset) -> tuple[int, float, float]:
         """Time order; of starts dated to one time (to the microsecond: starts read off the same samples, told
         apart only by float noise), the ball already farther off its rest (beyond its noise) at that time first,
-        then the one nearer a ball moving half a frame before (not the other start of the tie: at rest then). Which is
+        then the one nearer a ball moving just before the tie (not the other start of the tie: at rest then). Which is
         judged first decides which may explain the other, and the dates' last bits are float noise: seed-79
         frame_free, C struck in the frame that 15 hit 6 in; on another CPU's BLAS 6 came first, explained by
         nothing: a second shot."""
@@ -136,7 +138,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         near = np.inf
         for x in range(len(self.ids)):
             _, p = self.hist.track(x, c, c)
-            if x != o.ball and len(p) and self.motion.anchor_at(x, o.t - 0.5 / self.fps) is None:
+            if x != o.ball and len(p) and self.motion.anchor_at(x, o.t - _TIE_S) is None:
                 near = min(near, float(np.hypot(*(p[0] - o.anchor))))
         return round(o.t * 1e6), -ran, near
 
