@@ -391,3 +391,13 @@ def test_a_slowdown_passing_a_ball_that_never_moved_is_no_contact_with_it() -> N
     events = _events("slowdown_past_a_ball_that_never_moved_seed233_30fps.npz")
     assert not any(e.type is EventType.BALL_CONTACT and "10" in (e.balls or ()) for e in events)
     assert any(e.type is EventType.SHOT_START and e.ball == "C" for e in events)
+
+
+def test_a_frozen_ball_driven_into_its_cushion_at_the_angle_threshold_touched_it_for_review() -> None:
+    # seed-233 frame_dynamic 107.3-110.0 s: 11, 2.7 mm off the rear cushion, hit by 3 about 10 degrees off
+    # parallel into it (truth: 11 on rear at 108.918 s, at 560 mm/s); the line of centres measured 9.0 degrees,
+    # under the 10-degree threshold, and the touch was dropped without a word
+    events = _events("frozen_ball_hit_nearly_along_its_cushion_seed233_30fps.npz")
+    touch = [e for e in events if e.type is EventType.CUSHION and e.ball == "11" and e.t < 109.0]
+    assert [e.cushion for e in touch] == ["rear"] and abs(touch[0].t - 108.918) * 30 <= 1.0
+    assert touch[0].extra.get("review") is True and touch[0].confidence < 0.5
