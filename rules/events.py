@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-SCHEMA_VERSION = "1.10"
+SCHEMA_VERSION = "1.11"
 BALL_IDS: tuple[str, ...] = (*(str(i) for i in range(1, 16)), "C")
 
 
