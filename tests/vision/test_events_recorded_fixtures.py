@@ -401,3 +401,15 @@ def test_a_frozen_ball_driven_into_its_cushion_at_the_angle_threshold_touched_it
     touch = [e for e in events if e.type is EventType.CUSHION and e.ball == "11" and e.t < 109.0]
     assert [e.cushion for e in touch] == ["rear"] and abs(touch[0].t - 108.918) * 30 <= 1.0
     assert touch[0].extra.get("review") is True and touch[0].confidence < 0.5
+
+
+def test_a_cue_ball_that_ran_straight_at_a_ball_and_came_straight_back_hit_it_for_review() -> None:
+    # the same stretch: C struck from 64 mm at 11, 6 mm off the rear cushion (truth: C-11 at 72.552 s, 11 on rear
+    # at 72.555 s, 11 back into C at 72.558 s); C's first sample is already on its way back and 11 leaves
+    # sideways, so neither line proves the hit: the shot had no first contact
+    events = _events("slowdown_past_a_ball_that_never_moved_seed233_30fps.npz")
+    first = next(e for e in events if e.type is EventType.BALL_CONTACT)
+    assert set(first.balls or ()) == {"C", "11"} and first.extra.get("review") is True
+    assert abs(first.t - 72.552) * 30 <= 1.0
+    touch = [e for e in events if e.type is EventType.CUSHION and e.ball == "11" and e.t < 72.7]
+    assert [e.cushion for e in touch] == ["rear"] and abs(touch[0].t - 72.555) * 30 <= 1.0

@@ -14,6 +14,7 @@ from vision.events.contacts import Contact, Window, verify_in
 from vision.events.core import DetectorCore
 from vision.events.fit import LineFit, fit_line
 from vision.events.motion import Motion, Onset
+from vision.events.rebound import ran_into_and_back
 from vision.events.settings import noise_model
 
 RESUME_S = 1.0  # a slow start this soon after a stop, on the same way, is a crawl that went on
@@ -101,6 +102,22 @@ class CauseLogic(DetectorCore):
         self.hit_from[(a, b)] = t
         self._emit(Event(EventType.BALL_CONTACT, t, 0, conf, balls=(self.ids[a], self.ids[b]),
                          extra={"review": True, **extra}))
+        return True
+
+    def _contact_by_rebound(self, a: int, o: Onset) -> bool:
+        """Ball a ran from its rest straight at o's ball and came straight back (`rebound`): the hit, at o's start
+        (no earlier than a's own), for review. True when reported."""
+        gap = ran_into_and_back(self.hist, self.motion, self.table, self.s, a, o, self.R, self.fps)
+        if gap is None:
+            return False
+        t = max(o.t, float(self.started[a])) if o.t - float(self.started[a]) <= self.s.cause_window_s else o.t
+        why = (f"{self.ids[a]} ran from its rest straight at {self.ids[o.ball]}, {gap:.0f} mm away, and came "
+               "straight back; nothing else lay on its way")
+        if self._review_contact(a, o.ball, t, 0.6, {"rest_gap_mm": round(gap, 1), "why": why}):
+            rest = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
+            if rest is not None:  # (seed-233: 11, 6 mm off the rear nose, was driven into it and back into C)
+                u = (o.anchor - rest) / max(float(np.hypot(*(o.anchor - rest))), 1e-9)
+                self._driven(o.ball, o.anchor, (t, u, o.speed, 0.6))
         return True
 
     def _contact_by_line(self, a: int, o: Onset) -> bool:
@@ -244,7 +261,8 @@ class CauseLogic(DetectorCore):
                 # pack the centres of neighbours merge and overlap, and the pack's solve owns its contacts), or
                 # when a ran in from outside the pack and stopped on it (`ran_in`: no neighbour's centre)
                 overlap_ok = self._alone(o, a) or (ran_in and self._from_outside(a, o))
-                if not self._contact_by_line(a, o) and gap <= 0.0 and overlap_ok:
+                if not self._contact_by_line(a, o) and not self._contact_by_rebound(a, o) and gap <= 0.0 \
+                        and overlap_ok:
                     self._contact_by_overlap(a, o, gap)
                 continue
             # a ball at rest apart from this one, seen to start after it, ran in: it is taken as the cause,

@@ -1,0 +1,65 @@
+"""A hit read from where the striker went: it ran from its rest straight at a ball and came straight back.
+
+Seed-233 frame_russian71: C struck at 3.1 m/s into 11, 6 mm off the rear cushion; 11 hit the cushion and came
+back into C within 6 ms, so C's first sample after the stroke was already on its way back and 11 left sideways.
+Neither ball's line proves the hit (C has no incoming piece, 11 left off the line of centres), yet nothing but
+11 lay on C's way: a ball cannot turn back on the open cloth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from calibration.table import Table
+from vision.events.history import History
+from vision.events.kink import RestLookup
+from vision.events.motion import Onset
+from vision.events.settings import EventSettings, noise_model
+
+_MIN_BACK = 0.5  # the way back points against the way out by at least this cosine (60 degrees)
+
+
+def ran_into_and_back(
+    hist: History, rest: RestLookup, table: Table, s: EventSettings, a: int, o: Onset, radius: float, fps: float
+) -> float | None:
+    """Ball a, at rest until it set off about when o's ball did, ran from its rest centre at o's rest (its way
+    out, from the rest centre to its first moving sample, passes within touching of o's rest centre, and no
+    other ball at rest lies nearer on that way) and its next step points back against that way, by more than
+    the samples' noise: it hit o's ball and came back. Returns the gap between their rest positions, or None."""
+    anchor = rest.anchor_at(a, o.t - 1.0 / fps)
+    if anchor is None:
+        return None
+    c = hist.counter_at(o.t)
+    _, xy = hist.track(a, c - 1, c + 3)
+    off = np.nonzero(np.hypot(*(xy - anchor).T) > s.onset_mm)[0]
+    if len(off) == 0 or off[0] + 1 >= len(xy):
+        return None  # no way out seen, or no sample after it
+    xy = xy[off[0] :]
+    out = xy[0] - anchor
+    run = float(np.hypot(*out))
+    noise = noise_model(s)
+    way = out / run
+    to_o = o.anchor - anchor
+    along = float(np.dot(to_o, way))
+    miss = abs(_cross(way, to_o))
+    gap = table.ball_gap(anchor, o.anchor)
+    if along <= 0.0 or miss >= 2 * radius or not s.touch_tol_mm < gap <= 2 * radius:
+        return None  # not run at it, or touching (the pack's business), or far enough for the frames to show it
+    if run >= along:
+        return None  # its sample is past o's rest: it ran through, not back
+    for y in range(len(hist.ids)):
+        p = rest.anchor_at(y, o.t - 1.0 / fps) if y not in (a, o.ball) else None
+        if p is not None and 0.0 < float(np.dot(p - anchor, way)) < along and \
+                abs(_cross(way, p - anchor)) < 2 * radius:
+            return None  # another ball on the way: it may have turned it
+    back = xy[1] - xy[0]
+    step = float(np.hypot(*back))
+    sigma = float(np.sqrt(2.0)) * noise(step * fps)
+    if step <= 3.0 * sigma or float(np.dot(back, way)) > -_MIN_BACK * step:
+        return None  # no clear step back along its way
+    return gap
+
+
+def _cross(u: np.ndarray, v: np.ndarray) -> float:
+    """The z of the cross product of two plane vectors: v's offset across the unit u."""
+    return float(u[0] * v[1] - u[1] * v[0])
