@@ -117,7 +117,7 @@ class CauseLogic(DetectorCore):
             rest = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
             if rest is not None:  # (seed-233: 11, 6 mm off the rear nose, was driven into it and back into C)
                 u = (o.anchor - rest) / max(float(np.hypot(*(o.anchor - rest))), 1e-9)
-                self._driven(o.ball, o.anchor, (t, u, o.speed, 0.6))
+                self._driven(o.ball, o.anchor, (t, u, o.speed, 0.55))  # a review contact's: below 0.6
         return True
 
     def _contact_by_line(self, a: int, o: Onset) -> bool:

@@ -18,7 +18,7 @@ from calibration.table import Table
 from vision.events.fit import first_time_within, fit_line
 from vision.events.history import History
 from vision.events.kink import Pieces, RestLookup, best_split, kink_confidence, kink_time_error
-from vision.events.neighbours import rival_striker, stopped_short, through_neighbour, touching_other
+from vision.events.neighbours import rival_striker, stopped_short, through_neighbour, took_none, touching_other
 from vision.events.settings import EventSettings, noise_model
 
 # Each ball of a weak kink must show the impulse by at least one standard error of its own velocity change:
@@ -227,31 +227,13 @@ def _split_contact(w: Window, a: int, b: int, lo: Mapping[int, int] | None = Non
     if z < s.kink_z and not (z >= s.kink_z_review and both):
         margin = _straight_margin(w, a, b, t_lo, t_hi, margin)
     still = [(x, p, j) for x, p, j in ((a, pa, j_a), (b, pb, j_b)) if p.at_rest_before]
-    if margin > s.review_band_mm and len(still) == 1 and _took_none(w, *still[0], impulse, t_c):
-        return None  # the lines passed clear of each other, and the ball at rest took nothing
+    sigma = float(np.hypot(pa.sigma_dv, pb.sigma_dv))
     conf, review = kink_confidence(z, impulse, margin, s)
+    if margin > s.review_band_mm and len(still) == 1 and took_none(w, *still[0], impulse, sigma, t_c):
+        conf, review = min(conf, 0.3), True  # the lines passed clear, and the ball at rest took nothing: a doubt
     if conf <= 0.0:
         return None
     return Contact(a, b, float(t_c), z, impulse, margin, u, conf, review, (pa, pb))
-
-
-def _took_none(w: Window, x: int, p: Pieces, j: float, impulse: float, t: float) -> bool:
-    """Ball x, at rest before and passed clear by the other's lines, free (no ball or cushion nose within 2R,
-    which could take the impulse on or send it back inside a frame), was seen after the kink without the
-    impulse the other ball's kink gives it: equal masses, it would have left at that speed along the line of
-    centres. The other ball's kink was something else (the cloth slowing a ball that came back off another:
-    seed-233 frame_russian71, C's slowdown read as a hit on 10, 15 mm off its line and never moved, and taken
-    for the shot's first contact)."""
-    if p.post.n < 3 or impulse - max(j, 0.0) <= w.s.kink_z * max(p.sigma_dv, 1e-9):
-        return False
-    anchor = w.rest.anchor_at(x, t - 1.0 / w.fps)
-    if anchor is None or w.table is None or w.table.frozen_cushions(anchor, 2 * w.radius):
-        return False
-    for y in range(len(w.hist.ids)):
-        other = w.rest.anchor_at(y, t - 1.0 / w.fps) if y != x else None
-        if other is not None and w.table.ball_gap(anchor, other) <= 2 * w.radius:
-            return False  # the impulse went on into that ball (a cradle, or a gap closed inside the frame)
-    return True
 
 
 def _from_rest(w: Window, x: int, other: int) -> Contact | None:

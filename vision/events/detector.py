@@ -32,7 +32,7 @@ from vision.events.settings import EventSettings, frames
 from vision.events.shots import ShotPhase, rest_layout
 from vision.events.starts import StartLogic
 from vision.events.strokes import StrokeLogic
-from vision.events.touchrules import driven_into
+from vision.events.touchrules import driven_into, frozen_pushed
 from vision.types import BallStates
 
 _LOST_S = 1.0  # a moving ball unseen this long no longer holds the shot open
@@ -288,23 +288,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 anchor = anchor if anchor is not None else self.motion.anchor_at(ball, c.t - dt)
             if anchor is None:
                 continue
-            for name, gap in self.table.frozen_cushions(anchor, self.s.frozen_tol_mm):
-                cos_in = -float(np.dot(direction, np.asarray(self.table.cushions[name].normal)))
-                extra: dict[str, Any] = {"frozen": True, "gap_mm": round(gap, 2)}
-                conf = c.confidence
-                if cos_in < self.s.frozen_push_min_cos:
-                    if cos_in < 0.5 * self.s.frozen_push_min_cos:
-                        continue
-                    # into it by a few degrees only: the line of centres is known to a few degrees, so the touch
-                    # rests on them (seed-233 frame_dynamic: 11, 2.7 mm off the rear cushion, hit by 3 about 10
-                    # degrees off parallel into it, measured 9.0; the touch, at 560 mm/s, went unsaid)
-                    conf = min(conf, 0.4)
-                    extra |= {"review": True, "cos_into": round(cos_in, 3),
-                              "why": f"driven into it {np.degrees(np.arcsin(min(cos_in, 1.0))):.0f} degrees off "
-                                     "parallel: near the line-of-centres error"}
+            for name, conf, extra in frozen_pushed(self.table, self.s, anchor, direction, c.confidence):
                 self.last_touch[(ball, name)] = c.t
-                self._emit(Event(EventType.CUSHION, c.t, 0, float(round(conf, 4)), ball=self.ids[ball], cushion=name,
-                                 extra=extra))
+                self._emit(Event(EventType.CUSHION, c.t, 0, conf, ball=self.ids[ball], cushion=name, extra=extra))
             striker = c.pieces[1] if piece is c.pieces[0] else c.pieces[0]
             # equal masses: the object takes the striker's speed along the line of centres; a striker struck
             # inside the frame had none of its own before the hit: the run this ball left with. Nor does one hit
@@ -468,8 +454,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             # a ball called at rest while it still crept has its rest centre (a running mean) settled by now:
             # a creep over a line that only the settled centre shows (seed-227 frame_combined: 15 stopped
             # 1.6 mm past the centre line, its centre first taken 0.8 mm short of it)
-            if t_stop >= self.shot_t0 and b in anchors:
-                self.lines_out(self.lines.on_rest(self.hist, b, anchors[b], self.hist.newest, settled=True))
+            if t_stop >= self.shot_t0 and b in anchors and (since := self.motion.rest_since(b)) is not None:
+                self.lines_out(self.lines.on_rest(self.hist, b, anchors[b], self.hist.newest, settled=since))
         positions, _, _ = rest_layout(self.table, self.ids, anchors, self.s)
         extra: dict[str, Any] = {"settled_at": round(self.now, 4)}
         if self.lines.crossed_axis:  # for the lag (1.7.2(1)): balls whose centre crossed the long axis

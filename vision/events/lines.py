@@ -57,35 +57,43 @@ class LineWatcher:
         # the long axis (y = 0) for the lag (1.7.2(1)): no events, the balls that crossed it in the shot
         self.axis_side = np.zeros(n_balls, dtype=np.int8)
         self.crossed_axis: set[int] = set()
+        self.crept: set[tuple[int, int]] = set()  # (ball, line) a creep was reported over at its last stop
 
-    def on_rest(self, hist: History, b: int, anchor: np.ndarray, n: int, settled: bool = False) -> list[Crossing]:
+    def on_rest(
+        self, hist: History, b: int, anchor: np.ndarray, n: int, settled: float | None = None
+    ) -> list[Crossing]:
         """A ball came to rest: settle its sides from the precise rest centre; a creep over a line that
-        the moving test did not confirm is reported here. `settled`: asked again at the shot's end with the
-        rest centre settled since; a ball called at rest while it still crept may have crossed at rest, its
-        samples over the line already gone from the history (no jump: a jump would have been a start)."""
+        the moving test did not confirm is reported here. `settled` (when the ball was called at rest): asked
+        again at the shot's end with the rest centre settled since; a ball called at rest while it still crept
+        may have crossed at rest: dated at its first sample over the line since then (or then). Not a line
+        a creep was already reported over at that stop (the settled centre may fall back within the noise)."""
         out = []
         for i, (line, x_line) in enumerate(self.lines):
             off = float(anchor[0]) - x_line
             new = 0 if abs(off) <= self.s.on_line_tol_mm else int(np.sign(off))
             old = int(self.side[b, i])
             creep = abs(off) <= self.s.line_hysteresis_mm + self.s.review_band_mm  # farther: the moving test's
+            if settled is not None and (b, i) in self.crept:
+                continue  # its creep over this line was reported when it stopped: the settled centre adds noise
             if old in (-1, 1) and new == -old and creep:
                 t, step = self._root(hist, b, x_line, n - 4 * self.hw, n, new)
                 if step is None:  # a slow creep comes to rest long after it crossed: since it was last seen over
                     t, step = self._root(hist, b, x_line, hist.oldest, n, new)
-                if step is None and settled:  # crossed at rest: from its first sample over the line on
-                    tk, xy = hist.track(b, hist.oldest, n)
-                    over = np.sign(xy[:, 0] - x_line) == new
-                    t = float(tk[int(np.argmax(over))]) if over.any() else hist.time(n)
-                if (step is None and settled) or (step is not None and not self._jump(hist, b, *step)):
+                if step is None and settled is not None:  # crossed at rest: its first sample over the line since
+                    tk, xy = hist.track(b, hist.counter_at(settled), n)
+                    over = (tk >= settled) & (np.sign(xy[:, 0] - x_line) == new)
+                    t = float(tk[int(np.argmax(over))]) if over.any() else settled
+                if (step is None and settled is not None) or (step is not None and not self._jump(hist, b, *step)):
                     conf = 0.35 + 0.2 * min(1.0, abs(off) / self.s.line_hysteresis_mm)
                     extra: dict[str, object] = {"margin_mm": round(abs(off), 2), "review": True}
                     out.append(Crossing(b, line, _to(new), t, conf, extra))
+                    self.crept.add((b, i))
             self.side[b, i] = new
         return out
 
     def on_start(self, b: int, anchor: np.ndarray) -> None:
         """A ball leaves rest: its sides from the rest centre (every start, struck or hit)."""
+        self.crept = {k for k in self.crept if k[0] != b}
         self.axis_side[b] = 0 if abs(float(anchor[1])) <= self.s.on_line_tol_mm else int(np.sign(anchor[1]))
         for i, (_, x_line) in enumerate(self.lines):
             off = float(anchor[0]) - x_line

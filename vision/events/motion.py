@@ -95,6 +95,11 @@ class MotionTracker:
         st = self.balls[b]
         return st.anchor if st.status is Motion.REST else None
 
+    def rest_since(self, b: int) -> float | None:
+        """When the ball was last called at rest, if it is at rest."""
+        st = self.balls[b]
+        return st.rest_since if st.status is Motion.REST else None
+
     def moving_at(self, b: int, t: float) -> bool:
         """Known to be moving at time t: started from rest before t and not at rest at t."""
         st = self.balls[b]

@@ -10,7 +10,7 @@ import numpy as np
 
 from vision.events.fit import fit_line
 from vision.events.history import History
-from vision.events.kink import RestLookup
+from vision.events.kink import Pieces, RestLookup
 from vision.events.settings import EventSettings, noise_model
 
 if TYPE_CHECKING:
@@ -129,3 +129,23 @@ def stopped_short(w: Window, t: np.ndarray, xy: np.ndarray, t_c: float, anchor: 
     sigma = float(np.hypot(noise_model(s)(post.speed), post.sigma_v * abs(t_c - float(tt.mean()))))
     gap = float(np.hypot(*(back - anchor))) - 2 * radius
     return gap > s.contact_gate_mm + 3.0 * sigma
+
+
+def took_none(w: Window, x: int, p: Pieces, j: float, impulse: float, sigma: float, t: float) -> bool:
+    """Ball x, at rest before and passed clear by the other's lines, free (no ball or cushion nose within 2R,
+    which could take the impulse on or send it back inside a frame), was seen after the kink without the
+    impulse the other ball's kink gives it, by `kink_z_review` of both balls' errors (`sigma`): equal masses, it
+    would have left at that speed along the line of centres. The kink may well be something else (the cloth slowing a
+    ball that came back off another: seed-233 frame_russian71, C's slowdown read as a hit on 10, 15 mm off its
+    line and never moved, and taken for the shot's first contact)."""
+    if p.post.n < 3 or impulse - max(j, 0.0) <= w.s.kink_z_review * max(sigma, 1e-9):
+        return False
+    anchor = w.rest.anchor_at(x, t - 1.0 / w.fps)
+    if anchor is None or w.table is None or w.table.frozen_cushions(anchor, 2 * w.radius):
+        return False
+    for y in range(len(w.hist.ids)):
+        other = w.rest.anchor_at(y, t - 1.0 / w.fps) if y != x else None
+        if other is not None and w.table.ball_gap(anchor, other) <= 2 * w.radius:
+            return False  # the impulse went on into that ball (a cradle, or a gap closed inside the frame)
+    return True
+

@@ -16,7 +16,7 @@ from vision.events.kink import RestLookup
 from vision.events.motion import Onset
 from vision.events.settings import EventSettings, noise_model
 
-_MIN_BACK = 0.5  # the way back points against the way out by at least this cosine (60 degrees)
+_MIN_BACK = 0.5  # the way back is turned from the way out by more than 120 degrees (cosine below -0.5)
 
 
 def ran_into_and_back(
@@ -24,8 +24,9 @@ def ran_into_and_back(
 ) -> float | None:
     """Ball a, at rest until it set off about when o's ball did, ran from its rest centre at o's rest (its way
     out, from the rest centre to its first moving sample, passes within touching of o's rest centre, and no
-    other ball at rest lies nearer on that way) and its next step points back against that way, by more than
-    the samples' noise: it hit o's ball and came back. Returns the gap between their rest positions, or None."""
+    cushion nose or other ball at rest lies on that way before it) and its next step is turned back from that
+    way by more than 120 degrees, by more than the samples' noise: it hit o's ball and came back. Returns the
+    gap between their rest positions, or None."""
     anchor = rest.anchor_at(a, o.t - 1.0 / fps)
     if anchor is None:
         return None
@@ -47,6 +48,10 @@ def ran_into_and_back(
         return None  # not run at it, or touching (the pack's business), or far enough for the frames to show it
     if run >= along:
         return None  # its sample is past o's rest: it ran through, not back
+    meet = along - float(np.sqrt(max(4 * radius * radius - miss * miss, 0.0)))  # run to touching o's ball
+    for k in np.arange(0.0, meet, 2.0):
+        if min(table.cushion_gaps(anchor + k * way).values(), default=np.inf) <= 0.0:
+            return None  # a nose on the way: it may have turned it
     for y in range(len(hist.ids)):
         p = rest.anchor_at(y, o.t - 1.0 / fps) if y not in (a, o.ball) else None
         if p is not None and 0.0 < float(np.dot(p - anchor, way)) < along and \
