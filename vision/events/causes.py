@@ -77,7 +77,7 @@ class CauseLogic(DetectorCore):
         it (seed-211 frame_free: 4, 55 mm off the right_rear nose, hit by C at 3 m/s, was seen first on its way
         back, and the touch, 20 ms after the hit, went unsaid)."""
         c = self.hist.counter_at(o.t)
-        tk, xy = self.hist.track(a, c - 1, c + 1)
+        tk, xy = self.hist.track(a, c - 1, c + 2)  # (as far as the overlap was sought: a missed sample moves it on)
         if len(tk) == 0:
             return
         k = int(np.argmin(np.hypot(*(xy - o.anchor).T)))
