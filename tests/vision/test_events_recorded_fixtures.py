@@ -366,7 +366,7 @@ def test_a_ball_called_at_rest_while_it_crept_over_the_centre_line_crossed_it_fo
     cross = [e for e in events if e.type is EventType.LINE_CROSS and e.ball == "15"]
     assert [(e.line, e.to) for e in cross] == [(Line.CENTRE, Direction.FRONT)]
     assert cross[0].extra.get("review") is True and cross[0].confidence < 0.6
-    assert abs(cross[0].t - 45.616) <= 0.2
+    assert abs(cross[0].t - 45.616) * 30 <= 2.0  # within the benchmark's two frames
     end = next(e for e in events if e.type is EventType.SHOT_END)
     assert end.t >= cross[0].t
 

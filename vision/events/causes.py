@@ -12,6 +12,7 @@ import numpy as np
 from rules.events import Event, EventType
 from vision.events.contacts import Contact, Window, verify_in
 from vision.events.core import DetectorCore
+from vision.events.cushions import Boundary
 from vision.events.fit import LineFit, fit_line
 from vision.events.motion import Motion, Onset
 from vision.events.rebound import ran_into_and_back
@@ -34,6 +35,7 @@ class CauseLogic(DetectorCore):
     caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, when no contact was proven
     jumps: dict[int, float]
     kinks: dict[int, list[float]]
+    bound: Boundary
     stop_dir: dict[int, tuple[float, np.ndarray, float]]  # per ball: stop time, way, start of that run
 
     if TYPE_CHECKING:  # provided by the detector and the other mixins
@@ -107,17 +109,17 @@ class CauseLogic(DetectorCore):
     def _contact_by_rebound(self, a: int, o: Onset) -> bool:
         """Ball a ran from its rest straight at o's ball and came straight back (`rebound`): the hit, at o's start
         (no earlier than a's own), for review. True when reported."""
-        gap = ran_into_and_back(self.hist, self.motion, self.table, self.s, a, o, self.R, self.fps)
-        if gap is None:
+        found = ran_into_and_back(self.hist, self.motion, self.table, self.bound, self.s, a, o, self.R, self.fps)
+        if found is None:
             return False
+        gap, u = found
         t = max(o.t, float(self.started[a])) if o.t - float(self.started[a]) <= self.s.cause_window_s else o.t
         why = (f"{self.ids[a]} ran from its rest straight at {self.ids[o.ball]}, {gap:.0f} mm away, and came "
                "straight back; nothing else lay on its way")
         if self._review_contact(a, o.ball, t, 0.6, {"rest_gap_mm": round(gap, 1), "why": why}):
-            rest = self.motion.anchor_at(a, o.t - 1.0 / self.fps)
-            if rest is not None:  # (seed-233: 11, 6 mm off the rear nose, was driven into it and back into C)
-                u = (o.anchor - rest) / max(float(np.hypot(*(o.anchor - rest))), 1e-9)
-                self._driven(o.ball, o.anchor, (t, u, o.speed, 0.55))  # a review contact's: below 0.6
+            # (seed-233: 11, 6 mm off the rear nose, was driven into it and back into C); a review contact's touch
+            # stays below 0.6
+            self._driven(o.ball, o.anchor, (t, u, o.speed, 0.55))
         return True
 
     def _contact_by_line(self, a: int, o: Onset) -> bool:

@@ -79,11 +79,13 @@ class LineWatcher:
                 t, step = self._root(hist, b, x_line, n - 4 * self.hw, n, new)
                 if step is None:  # a slow creep comes to rest long after it crossed: since it was last seen over
                     t, step = self._root(hist, b, x_line, hist.oldest, n, new)
-                if step is None and settled is not None:  # crossed at rest: its first sample over the line since
+                if step is not None:
+                    seen = not self._jump(hist, b, *step)  # seen to creep over it, not a jump of its centre
+                elif seen := settled is not None:  # crossed at rest: its first sample over the line since then
                     tk, xy = hist.track(b, hist.counter_at(settled), n)
                     over = (tk >= settled) & (np.sign(xy[:, 0] - x_line) == new)
                     t = float(tk[int(np.argmax(over))]) if over.any() else settled
-                if (step is None and settled is not None) or (step is not None and not self._jump(hist, b, *step)):
+                if seen:
                     conf = 0.35 + 0.2 * min(1.0, abs(off) / self.s.line_hysteresis_mm)
                     extra: dict[str, object] = {"margin_mm": round(abs(off), 2), "review": True}
                     out.append(Crossing(b, line, _to(new), t, conf, extra))

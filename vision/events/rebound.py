@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.table import Table
+from vision.events.cushions import Boundary
+from vision.events.fit import point_segment_distance
 from vision.events.history import History
 from vision.events.kink import RestLookup
 from vision.events.motion import Onset
@@ -20,13 +22,14 @@ _MIN_BACK = 0.5  # the way back is turned from the way out by more than 120 degr
 
 
 def ran_into_and_back(
-    hist: History, rest: RestLookup, table: Table, s: EventSettings, a: int, o: Onset, radius: float, fps: float
-) -> float | None:
+    hist: History, rest: RestLookup, table: Table, bound: Boundary, s: EventSettings, a: int, o: Onset, radius: float,
+    fps: float,
+) -> tuple[float, np.ndarray] | None:
     """Ball a, at rest until it set off about when o's ball did, ran from its rest centre at o's rest (its way
     out, from the rest centre to its first moving sample, passes within touching of o's rest centre, and no
     cushion nose or other ball at rest lies on that way before it) and its next step is turned back from that
     way by more than 120 degrees, by more than the samples' noise: it hit o's ball and came back. Returns the
-    gap between their rest positions, or None."""
+    gap between their rest positions and the unit line of centres from a's rest to o's, or None."""
     anchor = rest.anchor_at(a, o.t - 1.0 / fps)
     if anchor is None:
         return None
@@ -48,21 +51,19 @@ def ran_into_and_back(
         return None  # not run at it, or touching (the pack's business), or far enough for the frames to show it
     if run >= along:
         return None  # its sample is past o's rest: it ran through, not back
-    meet = along - float(np.sqrt(max(4 * radius * radius - miss * miss, 0.0)))  # run to touching o's ball
-    for k in np.arange(0.0, meet, 2.0):
-        if min(table.cushion_gaps(anchor + k * way).values(), default=np.inf) <= 0.0:
-            return None  # a nose on the way: it may have turned it
+    meet = anchor + (along - float(np.sqrt(max(4 * radius * radius - miss * miss, 0.0)))) * way  # touching o's
+    if float(np.min(bound.distance(np.linspace(anchor, meet, 40)))) <= radius:
+        return None  # a nose or jaw on the way: it may have turned it
     for y in range(len(hist.ids)):
         p = rest.anchor_at(y, o.t - 1.0 / fps) if y not in (a, o.ball) else None
-        if p is not None and 0.0 < float(np.dot(p - anchor, way)) < along and \
-                abs(_cross(way, p - anchor)) < 2 * radius:
+        if p is not None and point_segment_distance(p, anchor, meet) < 2 * radius:
             return None  # another ball on the way: it may have turned it
     back = xy[1] - xy[0]
     step = float(np.hypot(*back))
     sigma = float(np.sqrt(2.0)) * noise(step * fps)
     if step <= 3.0 * sigma or float(np.dot(back, way)) > -_MIN_BACK * step:
         return None  # no clear step back along its way
-    return gap
+    return gap, to_o / float(np.hypot(*to_o))
 
 
 def _cross(u: np.ndarray, v: np.ndarray) -> float:
