@@ -86,6 +86,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.last_event_t = -np.inf  # of the running shot's last event but its shot_end
         self.kicked: dict[int, float] = {}  # per ball: time it was last struck while moving
         self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
+        self.voids: dict[int, tuple[float, float]] = {}  # per ball: a span its track only wandered in
         self._jump_memo: dict[tuple[int, int], bool] = {}  # decided jump verdicts of pending onsets
         self.last_stops: dict[int, Stop] = {}  # per ball: its last stop (a jump may be judged after it)
         # balls found at rest elsewhere after a jump, to judge, with where they rested before (`_moved_unseen`)
@@ -166,6 +167,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         t_m = h.time(m)
         moving = np.array([self.motion.moving_at(b, t_m) for b in range(len(self.ids))])
         moving &= h.valid[m % h.size]
+        moving &= [not self._voided_at(b, t_m) for b in range(len(self.ids))]
         t_lo, t_hi = h.time(m - self.D), h.time(min(m + self.D, h.newest))
         kinks = {b: [t for t in ts if t_lo <= t <= t_hi] for b, ts in self.kinks.items()}
         self.lines_out(self.lines.update(h, m, moving, kinks))
@@ -380,6 +382,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             if tc is not None and self.last_touch.get((st.ball, tc.cushion), -np.inf) < t_from:
                 self._touch(tc)
         self.last_stops[st.ball] = st
+        self._close_void(st)
         self._moved_unseen(st)
         self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
         self.pots.on_rest(st.ball, st.anchor)

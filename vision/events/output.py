@@ -22,6 +22,8 @@ _CLUSTER_WAIT_S = 0.2
 # the events whose balls' identity confidence is stamped apart (`_stamp_swap`); a shot_start has its own
 _SWAP_STAMPED = (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS, EventType.POT,
                  EventType.OFF_TABLE, EventType.BALL_DISTURBED)
+# what a track excursion judged no motion cannot show of its ball (`_void_excursion`)
+_VOIDED = (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS)
 _STRIKER_FLAGGED = 0.7  # a struck ball chosen on evidence within tolerance (`striker_review`): its identity at most
 
 
@@ -37,6 +39,7 @@ class OutputLogic:
     onsets: list[tuple[Onset, int]]
     pushes: list[tuple[Event, Onset, dict[str, Any], float]]
     moved: list[tuple[Stop, np.ndarray]]
+    voids: dict[int, tuple[float, float]]  # per ball: a span its track only wandered in (`_void_excursion`)
 
     def _pushed_first(self, o: Onset) -> float:
         """When a stroke on o's ball would begin (`StartLogic._pushed_first`)."""
@@ -58,9 +61,44 @@ class OutputLogic:
 
     def _remember_weak(self, key: tuple[int, Any], ev: Event) -> None:
         if ev.confidence < 0.5:
-            self.weak[key] = self.out[-1]
+            if self.out and self.out[-1].t == ev.t and self.out[-1].type is ev.type:  # not voided (`_emit`)
+                self.weak[key] = self.out[-1]
         else:
             self.weak.pop(key, None)
+
+    def _void_excursion(self, o: Onset, stop: Stop | None) -> None:
+        """A start judged a jump of the tracked centre, the ball found back on its rest: it never left (hidden
+        under an arm, the tracker took weak reads of something else for it: seed-241 hanging_ball_drops_later,
+        12 in a middle mouth "ran" 110 mm out and back in two frames, over the centre line and into a jaw, so its
+        later fall counted as potted by the shot). What its track showed from its last sample at rest until it
+        rests again is no motion: no contact, touch or crossing of it is reported (`stop`: the rest it is
+        already back at, if the motion tracker called it before the jump was judged)."""
+        t0 = self._last_rest_sample(o)
+        t1 = stop.t if stop is not None and stop.since == o.t else np.inf
+        self.voids[o.ball] = (t0, t1)
+        self.out = [e for e in self.out if not self._voided(e)]
+
+    def _voided(self, ev: Event) -> bool:
+        if ev.type not in _VOIDED:
+            return False
+        ids = self.hist.ids
+        return any(self._voided_at(ids.index(b), ev.t) for b in ev.agents if b in ids)
+
+    def _voided_at(self, b: int, t: float) -> bool:
+        span = self.voids.get(b)
+        return span is not None and span[0] <= t <= span[1]
+
+    def _close_void(self, st: Stop) -> None:
+        """The ball of an open void came to rest: its span ends there."""
+        span = self.voids.get(st.ball)
+        if span is not None and not np.isfinite(span[1]):
+            self.voids[st.ball] = (span[0], st.t)
+
+    def _last_rest_sample(self, o: Onset) -> float:
+        """When o's ball was last seen before its first sample off its rest (the earliest any event read from
+        its run can be dated: a ball unseen as it left is timed between the two)."""
+        t, _ = self.hist.track(o.ball, o.n_first - self.hist.size, o.n_first - 1)
+        return float(t[-1]) if len(t) else o.t
 
     def _order_chain(self) -> None:
         """The shot's first contact is the struck ball's: nothing else moves before it. A contact of other balls
@@ -122,7 +160,10 @@ class OutputLogic:
         mark = np.inf if final else self.now - self.s.emit_hold_s
         if not final:
             # a stroke may be dated before its ball's onset, at the start of the touching ball it pushed
-            pending = [self._pushed_first(o) for o, _ in self.onsets] + [ev.t for ev, _, _, _ in self.pushes]
+            # (and no later than its last sample at rest: a run read from a ball unseen as it left may be dated
+            # before its start, and withdrawn with it if the start was no motion, `_void_excursion`)
+            pending = [min(self._pushed_first(o), self._last_rest_sample(o)) for o, _ in self.onsets]
+            pending += [ev.t for ev, _, _, _ in self.pushes]
             pending += [st.since for st, _ in self.moved]  # found elsewhere after a jump: judged later
             if pending:
                 mark = min(mark, min(pending) - 1e-6)
@@ -156,6 +197,8 @@ class OutputLogic:
         return sorted(ready, key=key)
 
     def _emit(self, ev: Event) -> None:
+        if self._voided(ev):
+            return
         if ev.type is EventType.SHOT_START and "start_confidence" in ev.extra:
             ev = self._stamp_identity(ev)
         ev = self._stamp_unnamed(ev)

@@ -58,6 +58,8 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
 
         def _kicks(self, m: int) -> None: ...
 
+        def _void_excursion(self, o: Onset, stop: Stop | None) -> None: ...
+
         def _moved_unseen(self, st: Stop) -> None: ...
 
         def _contact(self, c: Contact) -> bool: ...
@@ -91,6 +93,9 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                 if self.started[o.ball] == o.t:
                     self.started[o.ball] = -np.inf
                 stop = self.last_stops.get(o.ball)
+                if self._seen_home(o):
+                    self._void_excursion(o, stop)
+                    self.lines.on_start(o.ball, o.anchor)  # its sides stand as they were at rest
                 if stop is not None and stop.since == o.t:
                     self._moved_unseen(stop)  # at rest again before the jump was judged
             elif final or len(self.hist.track(o.ball, o.n_first, self.hist.newest)[0]) >= 2:
@@ -123,6 +128,11 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                     self.judged[o.ball] = o.t
         self.onsets = [(o, due) for o, due in waiting + [(h, n + 1) for h in held] if id(o) not in self.behind]
         self.behind.clear()
+
+    def _seen_home(self, o: Onset) -> bool:
+        """Is o's ball seen back on its rest (its newest sample within `onset_mm` of it)?"""
+        _, xy = self.hist.track(o.ball, o.n_first, self.hist.newest)
+        return bool(len(xy)) and float(np.hypot(*(xy[-1] - o.anchor))) <= self.s.onset_mm
 
     def _order(self, o: Onset) -> tuple[int, float, float]:
         """Time order; of starts dated to one time (to the microsecond: starts read off the same samples, told
