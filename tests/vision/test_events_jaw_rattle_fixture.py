@@ -40,3 +40,20 @@ def test_a_jaw_touch_at_the_same_sample_as_the_other_nose_is_judged_on_its_own()
     touches = [(e.cushion, e.t) for e in events if e.type is EventType.CUSHION and e.ball == "4" and e.t < 2.5]
     assert [c for c, _ in touches] == ["rear", "left_rear"], touches
     assert abs(touches[0][1] - 2.406) * 60 <= 1.0 and abs(touches[1][1] - 2.425) * 60 <= 1.0
+
+
+MIDDLE = Path(__file__).parent / "data" / "rattle_between_middle_jaws_then_potted_seed241_30fps.npz"
+
+
+def test_a_jaw_touch_in_the_frames_before_a_pot_is_sought_and_a_turn_between_three_samples_is_graded() -> None:
+    # seed-241 frame_free 51.0-53.4 s (30 fps): 6 rolls into the middle_right mouth and rattles between its jaws
+    # (truth: right_front jaw at 52.903 s, right_rear jaw at 52.930 s, right_front again at 52.983 s) and drops at
+    # 53.005 s. The pot was found while the look-ahead analysis was still four frames behind, and from then on the
+    # ball was no longer "moving" there: the rear jaw's turn, three samples 11.5 mm in and 8.5 mm out, was never
+    # sought; sought, its turn stood at 3.5 standard errors, under the clear-kink 4 with no review band
+    events = detect_events(Table.load(), 30.0, recorded_states(MIDDLE), event_settings())
+    touches = [e for e in events if e.type is EventType.CUSHION and e.ball == "6" and 52.85 <= e.t <= 53.0]
+    assert [e.cushion for e in touches] == ["right_front", "right_rear"]
+    assert all(e.extra.get("jaw") == "middle_right" and e.confidence >= 0.5 for e in touches)
+    assert abs(touches[1].t - 52.930) * 30 <= 1.0
+    assert [e.ball for e in events if e.type is EventType.POT] == ["6"]

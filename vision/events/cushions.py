@@ -430,8 +430,8 @@ def _turn(
     sigma = max(noise(float(np.hypot(*(xy[1] - xy[0]))) / dt_in), noise(float(np.hypot(*(xy[-1] - xy[-2]))) / dt_out))
     # the second difference of three independent samples (variance 6 sigma^2), or the two legs' sum (4 sigma^2)
     z = (leg_in + leg_out) / (sigma * (2.0 if flat else np.sqrt(6.0)))
-    if leg_in < 2.0 * np.sqrt(2.0) * sigma or z < s.kink_z:
-        return None  # not seen running at the nose, or no turn beyond the noise
+    if leg_in < 2.0 * np.sqrt(2.0) * sigma or z < s.kink_z_review:
+        return None  # not seen running at the nose, or no turn beyond the noise (`kink_confidence` grades the rest)
     near = float(min(u[1], u[-2]))  # the apex sample's (either of the two about the apex)
     if near > leg_in + 2.0 * np.sqrt(2.0) * sigma:
         return None  # the nose lies beyond a frame's run: something else turned it

@@ -427,7 +427,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
 
     def _gone(self, gone: list[Gone]) -> None:
         for g in gone:
-            self.motion.mark_gone(g.ball)
+            self.motion.mark_gone(g.ball, g.t, g.kind == "pot")
             if g.kind == "pot":
                 last = self.hist.counter_at(g.t)
                 self.lines_out(self.lines.on_gone(self.hist, g.ball, last, min(self.now, g.t + 1.0 / self.fps)))

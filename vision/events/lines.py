@@ -58,6 +58,9 @@ class LineWatcher:
         self.axis_side = np.zeros(n_balls, dtype=np.int8)
         self.crossed_axis: set[int] = set()
         self.crept: set[tuple[int, int]] = set()  # (ball, line) a creep was reported over at its last stop
+        # per ball: the counter up to which `on_gone` read its last crossing (the look-ahead analysis may still be
+        # behind it: those frames are no longer the line test's)
+        self.gone_at = np.full(n_balls, -1, dtype=np.int64)
 
     def on_rest(
         self, hist: History, b: int, anchor: np.ndarray, n: int, settled: float | None = None
@@ -115,7 +118,7 @@ class LineWatcher:
         if gone.any():
             self.side[gone] = _UNKNOWN  # off the bed: a ball put back is placed, not rolled there
             self.start_off[gone] = np.nan
-        balls = np.nonzero(moving)[0]
+        balls = np.nonzero(moving & (self.gone_at < m))[0]
         if len(balls) == 0:
             return out
         idle = self._idle(hist, m, t_m, balls)
@@ -240,6 +243,7 @@ class LineWatcher:
                 out.append(Crossing(b, line, _to(-old), t_x, conf, extra))
         self.side[b] = _UNKNOWN
         self.start_off[b] = np.nan
+        self.gone_at[b] = n
         return out
 
     def _mouth(self, fit: LineFit, t_last: float, t_end: float) -> tuple[float, float]:

@@ -72,6 +72,9 @@ class _Ball:
     # closed rest periods (start, end, anchor), newest last: what `anchor_at` looks back on
     past: list[tuple[float, float, np.ndarray]] = field(default_factory=list)
     lifted: np.ndarray | None = None  # where it rested when the tracker gave it up (taken off by hand)
+    # (start, end) of the run that ended in a pocket: `moving_at` still answers for it while the
+    # look-ahead analysis catches up with the frames before the ball went
+    last_run: tuple[float, float] | None = None
 
 
 class MotionTracker:
@@ -103,7 +106,8 @@ class MotionTracker:
     def moving_at(self, b: int, t: float) -> bool:
         """Known to be moving at time t: started from rest before t and not at rest at t."""
         st = self.balls[b]
-        return (st.status is Motion.MOVING and t >= st.moving_since) or (
+        gone = st.status is Motion.GONE and st.last_run is not None and st.last_run[0] <= t <= st.last_run[1]
+        return (st.status is Motion.MOVING and t >= st.moving_since) or gone or (
             st.status is Motion.REST and self.anchor_at(b, t) is None and bool(st.past) and t >= st.past[-1][1]
         )
 
@@ -117,12 +121,23 @@ class MotionTracker:
                 return anchor
         return None
 
-    def mark_gone(self, b: int) -> None:
-        """The event layer found the ball potted or off the table while the tracker still holds it (hidden,
-        or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh (unless
-        `held`: lying in the pocket)."""
+    def mark_gone(self, b: int, t: float, potted: bool) -> None:
+        """The event layer found the ball potted or off the table at time t while the tracker still holds it
+        (hidden, or given up as lifted): no rest anchor lists it as on the bed; seen again, it starts afresh
+        (unless `held`: lying in the pocket). A ball that left the bed otherwise flew off it: its last frames are
+        no run on the bed (its centre seen in the air projects off its way)."""
+        if potted:
+            self._went(b, t)
         self._close_rest(b)
         self.balls[b].status, self.balls[b].anchor, self.balls[b].lifted = Motion.GONE, None, None
+
+    def _went(self, b: int, t: float) -> None:
+        """A ball drops into a pocket at t: a run it was on ends there (seed-241 frame_free: 6 rattled between a
+        middle pocket's jaws and dropped; found potted while the jaw touch four frames before still waited for
+        its look-ahead, it was no longer moving then, and the touch was never sought)."""
+        st = self.balls[b]
+        if st.status is Motion.MOVING:
+            st.last_run = (st.moving_since, max(t, st.moving_since))
 
     def _close_rest(self, b: int) -> None:
         """A ball at rest that leaves the bed keeps its rest period up to its last sample in `past`: what it was
@@ -152,6 +167,8 @@ class MotionTracker:
                     st.lifted = None
                 elif st.status is Motion.REST and st.anchor is not None:
                     st.lifted = st.anchor.copy()
+                if state[b] == BallState.POTTED:
+                    self._went(b, h.time(n))
                 self._close_rest(b)
                 st.status, st.anchor = Motion.GONE, None
                 continue
