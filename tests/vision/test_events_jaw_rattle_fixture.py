@@ -57,3 +57,15 @@ def test_a_jaw_touch_in_the_frames_before_a_pot_is_sought_and_a_turn_between_thr
     assert all(e.extra.get("jaw") == "middle_right" and e.confidence >= 0.5 for e in touches)
     assert abs(touches[1].t - 52.930) * 30 <= 1.0
     assert [e.ball for e in events if e.type is EventType.POT] == ["6"]
+
+
+def test_a_rattle_across_a_middle_pocket_crosses_the_centre_line_at_each_bounce() -> None:
+    # the same stretch: 6's samples in the mouth read 5.6 mm front, 5.9 mm rear, 2.6 and 5.4 mm front (truth:
+    # crossings front at 52.893 s, rear at 52.917 s, front at 52.956 s). A line fitted over the window averaged the
+    # bounces into one crossing, dated 52.933 s; its side was read again only after the pot was found
+    events = detect_events(Table.load(), 30.0, recorded_states(MIDDLE), event_settings())
+    crossings = [e for e in events if e.type is EventType.LINE_CROSS and e.ball == "6" and e.t > 52.8]
+    assert [e.to.value if e.to else None for e in crossings] == ["front", "rear", "front"]
+    for e, t_truth in zip(crossings, (52.893, 52.917, 52.956), strict=True):
+        assert abs(e.t - t_truth) * 30 <= 1.0
+        assert e.extra.get("review") is True and e.confidence >= 0.5  # 5-6 mm over: within the review band

@@ -143,6 +143,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self._finish_pushes(final=True)
         running = self.phase is ShotPhase.RUNNING
         self._gone(self.pots.at_end(self.hist.time(n), self.shot_t0 if running else self.ended_t, running))
+        self.lines_out(self.lines.drain(self.hist))
         self._check_end(final=True)
         return self._release(final=True)
 
@@ -430,7 +431,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.motion.mark_gone(g.ball, g.t, g.kind == "pot")
             if g.kind == "pot":
                 last = self.hist.counter_at(g.t)
-                self.lines_out(self.lines.on_gone(self.hist, g.ball, last, min(self.now, g.t + 1.0 / self.fps)))
+                self.lines.gone(g.ball, last, min(self.now, g.t + 1.0 / self.fps))
                 self._emit(
                     Event(
                         EventType.POT, g.t, 0, g.confidence, ball=self.ids[g.ball], pocket=g.pocket, extra=dict(g.extra)

@@ -58,9 +58,9 @@ class LineWatcher:
         self.axis_side = np.zeros(n_balls, dtype=np.int8)
         self.crossed_axis: set[int] = set()
         self.crept: set[tuple[int, int]] = set()  # (ball, line) a creep was reported over at its last stop
-        # per ball: the counter up to which `on_gone` read its last crossing (the look-ahead analysis may still be
-        # behind it: those frames are no longer the line test's)
-        self.gone_at = np.full(n_balls, -1, dtype=np.int64)
+        # balls gone into a pocket or off the bed, (ball, last counter, end time): read by `on_gone` once the line
+        # test has caught up with the frames before (the pot is found ahead of the look-ahead analysis)
+        self.going: list[tuple[int, int, float]] = []
 
     def on_rest(
         self, hist: History, b: int, anchor: np.ndarray, n: int, settled: float | None = None
@@ -118,15 +118,19 @@ class LineWatcher:
         if gone.any():
             self.side[gone] = _UNKNOWN  # off the bed: a ball put back is placed, not rolled there
             self.start_off[gone] = np.nan
-        balls = np.nonzero(moving & (self.gone_at < m))[0]
+        balls = np.nonzero(moving)[0]
         if len(balls) == 0:
-            return out
+            return out + self.drain(hist, m)
+        going = {g[0] for g in self.going}
         idle = self._idle(hist, m, t_m, balls)
         for j, b in enumerate(balls):
             ball_kinks = (kinks or {}).get(int(b), [])
             if idle[j] and not ball_kinks:
                 continue  # its smoothed centre cannot change a side this frame: the fit would change nothing
             t, xy = hist.track(int(b), m - self.hw, m + self.hw)
+            raw = self._rattling(t, xy, t_m)
+            if b in going and raw is None:
+                continue  # its last straight piece into the pocket is `on_gone`'s: it may drop before the line
             for t_k in ball_kinks:
                 keep = t < t_k if t_k > t_m else t > t_k
                 if keep.sum() >= 2:
@@ -141,8 +145,8 @@ class LineWatcher:
                 if self.axis_side[b] and side_y != self.axis_side[b]:
                     self.crossed_axis.add(int(b))
                 self.axis_side[b] = side_y
-            x_hat = float(at_m[0])
-            x_far = float(fit.at(t[-1])[0])
+            x_hat = float(at_m[0]) if raw is None else raw
+            x_far = float(fit.at(t[-1])[0]) if raw is None else raw
             for i, (line, x_line) in enumerate(self.lines):
                 off = x_hat - x_line
                 if abs(off) <= self.s.line_hysteresis_mm:
@@ -154,7 +158,7 @@ class LineWatcher:
                 if old in (0, _UNKNOWN):
                     self.start_off[b, i] = np.nan
                     continue  # note 3 (left the line it rested on) or a side not known yet
-                t_x, step = self._root(hist, int(b), x_line, m - 2 * self.hw, m + self.hw, new, t_m)
+                t_x, step = self._root(hist, int(b), x_line, m - 2 * self.hw, m + self.hw, new, t_m, raw is not None)
                 if step is None:  # not seen on the old side lately: when was it last?
                     t_x, step = self._root(hist, int(b), x_line, hist.oldest, m + self.hw, new, t_m)
                 start = float(self.start_off[b, i])
@@ -172,7 +176,7 @@ class LineWatcher:
                     conf = 0.6
                     extra = {"margin_mm": round(beyond, 2), "review": True}
                 out.append(Crossing(int(b), line, _to(new), t_x, conf, extra))
-        return out
+        return out + self.drain(hist, m)
 
     def _idle(self, hist: History, m: int, t_m: float, balls: np.ndarray) -> np.ndarray:
         """Per moving ball (without kinks near m): is its line fit over m - hw .. m + hw at t_m certain to
@@ -243,8 +247,18 @@ class LineWatcher:
                 out.append(Crossing(b, line, _to(-old), t_x, conf, extra))
         self.side[b] = _UNKNOWN
         self.start_off[b] = np.nan
-        self.gone_at[b] = n
         return out
+
+    def gone(self, b: int, n: int, t_end: float) -> None:
+        """Ball b left the bed after counter n (into a pocket, or off it): its last crossing is read when the
+        line test reaches n (`on_gone`, returned by `update` or `drain`)."""
+        self.going.append((b, n, t_end))
+
+    def drain(self, hist: History, m: int | None = None) -> list[Crossing]:
+        """The `on_gone` readings of balls gone after counters up to m (all, when None)."""
+        ready = [g for g in self.going if m is None or g[1] <= m]
+        self.going = [g for g in self.going if g not in ready]
+        return [cr for b, n, t_end in ready for cr in self.on_gone(hist, b, n, t_end)]
 
     def _mouth(self, fit: LineFit, t_last: float, t_end: float) -> tuple[float, float]:
         """(time, x) where the fitted track passes the mouth line of the nearest pocket (the tracker may
@@ -267,12 +281,44 @@ class LineWatcher:
             return None
         return Crossing(b, Line.CENTRE, _to(jaw_side), t, 0.9, {"jaw": pocket, "note4": True})
 
+    def _rattling(self, t: np.ndarray, xy: np.ndarray, t_m: float) -> float | None:
+        """The centre's own x at t_m when the ball bounces between a middle pocket's jaws over these samples
+        (t, xy: the window around t_m), else None. The centre line runs through the mouth, and a rattle there
+        crosses it every bounce (seed-241 frame_free: 6 sampled 5.6 mm front, 5.9 mm rear, 2.6 mm front in three
+        frames): a line fitted over the window averages the bounces away, so the samples are read as they are.
+        A bounce: two consecutive steps across the pocket that turn back on each other, each longer than the
+        hysteresis, within the run of samples about t_m (it and both neighbours at least) that lie within
+        touching (plus `contact_gate_mm`) of one of that mouth's jaws: nothing else there turns a ball back."""
+        at = np.nonzero(np.abs(t - t_m) < 1e-9)[0]
+        if len(at) == 0 or not 0 < int(at[0]) < len(t) - 1:
+            return None
+        k = int(at[0])
+        reach = self.table.ball_radius + self.s.contact_gate_mm
+        for pk in self.table.pockets.values():
+            if not pk.name.startswith("middle"):
+                continue
+            jaws = np.array([pk.jaw_a, pk.jaw_b], dtype=float)
+            near = np.min(np.hypot(*(xy[:, None, :] - jaws[None]).transpose(2, 0, 1)), axis=1) <= reach
+            if not near[k - 1 : k + 2].all():
+                continue
+            lo, hi = k, k  # the run of near samples about k
+            while lo > 0 and near[lo - 1]:
+                lo -= 1
+            while hi < len(t) - 1 and near[hi + 1]:
+                hi += 1
+            dx = np.diff(xy[lo : hi + 1, 0])
+            big = np.abs(dx) > self.s.line_hysteresis_mm
+            if np.any(big[:-1] & big[1:] & (np.sign(dx[:-1]) != np.sign(dx[1:]))):
+                return float(xy[k, 0])
+        return None
+
     def _root(
-        self, hist: History, b: int, x_line: float, n0: int, n1: int, to: int = 0, t_at: float = np.inf
+        self, hist: History, b: int, x_line: float, n0: int, n1: int, to: int = 0, t_at: float = np.inf,
+        raw: bool = False,
     ) -> tuple[float, tuple[float, float] | None]:
         """When the track over n0..n1 meets the line: the crossing of consecutive samples (towards side
-        `to` when given, the last one at or before `t_at`), refined by a local line fit around it; and the
-        times of those two samples (None when no pair of samples straddles the line)."""
+        `to` when given, the last one at or before `t_at`), refined by a local line fit around it (`raw`: not,
+        between the two samples); and the times of those two samples (None when no pair straddles the line)."""
         t, xy = hist.track(b, n0, n1)
         if len(t) == 0:
             return hist.time(n1), None
@@ -287,7 +333,7 @@ class LineWatcher:
         k = int(before[-1] if len(before) else flips[0])
         step = (float(t[k]), float(t[k + 1]))
         lo, hi = max(0, k - self.hw + 1), min(len(t), k + self.hw + 1)
-        fit = fit_line(t[lo:hi], xy[lo:hi], noise_model(self.s))
+        fit = None if raw else fit_line(t[lo:hi], xy[lo:hi], noise_model(self.s))
         if fit is None or abs(fit.v[0]) < 1e-6:
             return float(t[k] + (t[k + 1] - t[k]) * x[k] / (x[k] - x[k + 1])), step
         t_root = fit.t0 + (x_line - fit.p0[0]) / fit.v[0]
