@@ -7,14 +7,18 @@ a guard: a stretch where a draft of a reading raised a false event.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 from track_fakes import recorded_states
 
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import detect_events
+from vision.events.detector import EventDetector
 from vision.pipeline import event_settings
+from vision.types import BallState
 
 DATA = Path(__file__).parent / "data"
 
@@ -181,3 +185,22 @@ def test_a_hanging_ball_read_out_and_back_under_an_arm_had_no_crossing_or_touch(
     starts = [(e.type, e.ball) for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)]
     assert starts == [(EventType.SHOT_START, "C")]
     assert any(e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"C", "1"} for e in events)
+
+
+
+def test_a_wandered_track_whose_ball_drops_before_it_rests_again_ends_its_quiet_span_there() -> None:
+    # the same stretch, with 12 dropping into its pocket at 2.25 s, back on its spot and before the motion record
+    # called it at rest: the span in which nothing of 12 is reported ends at its last sample, not never
+    states = recorded_states(DATA / "hanging_ball_read_out_and_back_under_an_arm_seed241_60fps.npz")
+    k = states[0].ids.index("12")
+    for i, st in enumerate(states):
+        if st.t >= 2.25:
+            code = st.state.copy()
+            code[k] = BallState.POTTED
+            states[i] = replace(st, state=code)
+    det = EventDetector(Table.load(), 60.0, event_settings())
+    for st in states:
+        det.update(st)
+    det.flush()
+    t0, t1 = det.voids[k]
+    assert 1.8 <= t0 < t1 <= 2.25 and np.isfinite(t1)

@@ -414,3 +414,13 @@ def test_a_cue_ball_that_ran_straight_at_a_ball_and_came_straight_back_hit_it_fo
     assert abs(first.t - 72.552) * 30 <= 1.0
     touch = [e for e in events if e.type is EventType.CUSHION and e.ball == "11" and e.t < 72.7]
     assert [e.cushion for e in touch] == ["rear"] and abs(touch[0].t - 72.555) * 30 <= 1.0
+
+
+def test_a_crossing_into_a_middle_pocket_read_after_the_pot_was_found_still_leaves_before_the_pot() -> None:
+    # seed-227 frame_combined (the stretch above, 30 fps): 8 is potted in the middle_left pocket, its centre meeting
+    # the centre line at the mouth (truth 44.3836 s, the pot 45 us later). Its last straight piece is read once the
+    # line test reaches the pot's frame, four frames after the pot was found: the stream is held for it
+    events = _events("creep_over_the_centre_line_after_called_at_rest_seed227_30fps.npz")
+    mine = [e.type for e in events if e.ball == "8" and e.type in (EventType.LINE_CROSS, EventType.POT)]
+    assert mine == [EventType.LINE_CROSS, EventType.POT]
+    assert [e.t for e in events] == sorted(e.t for e in events)

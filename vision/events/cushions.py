@@ -393,8 +393,9 @@ def turn_touch(hist: History, bound: Boundary, s: EventSettings, ball: int, m: i
 
     Along the normal at the closest point at m: the incoming leg runs at the nose by more than the position
     noise (2 sigma), the change of the normal velocity over the turn (the second difference, times a frame)
-    exceeds kink_z sigma, and the nose lies within the incoming leg's run of the sample at the apex (run
-    straight on, the ball would be past it a frame later). Only an impulse changes the velocity by that much
+    exceeds kink_z sigma (kink_z_review with at least kink_min_mm_s of it: graded by `kink_confidence`), and
+    the nose lies within the incoming leg's run of the sample at the apex (run straight on, the ball would be
+    past it a frame later). Only an impulse changes the velocity by that much
     within a frame (rolling friction and spin take tenths of a second), and only the nose or a ball on the
     nose side of it gives an impulse away from the nose: no other ball within reach in that frame may lie
     there. Its out leg may still point at the nose (there and back slower in one frame). Timed inside the
@@ -451,6 +452,8 @@ def _turn(
             return None  # a ball within reach that is not behind it (away from the nose) may have turned it
     t_c = float(t[1]) + float(t[2] - t[1]) * float(np.clip(u[1] / max(u[1] + u[2], 1e-9), 0.0, 1.0))
     dv = leg_in / dt_in + leg_out / dt_out
+    if z < s.kink_z and dv < s.kink_min_mm_s:
+        return None  # a weak turn is graded only with a real change of speed behind it
     margin = float(u[1]) - leg_in  # the incoming leg run on for one more frame ends this far beyond the nose
     conf, review = kink_confidence(float(z), dv, margin, s)
     if conf <= 0.0:

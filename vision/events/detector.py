@@ -120,6 +120,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         # 11 on a corner's lip, hit, lost a frame later into the pocket; the tracker only held it hidden)
         hit = (self.now - self.last_hit <= _HIT_MOVING_S) & (self.last_hit >= self.shot_t0)
         self._gone(self.pots.update(self.hist, n, self._moving() | hit, self.phase is ShotPhase.RUNNING))
+        self._close_voids_gone()
         self._shifted(n)
         while self.analysed < n - self.D - 1:
             self.analysed += 1
@@ -174,6 +175,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.lines_out(self.lines.update(h, m, moving, kinks))
 
     def _contact(self, c: Contact) -> bool:
+        if self._voided_at(c.a, c.t) or self._voided_at(c.b, c.t):
+            return False  # read off a track that only wandered (`_void_excursion`): no state of it kept either
         key = (min(c.a, c.b), max(c.a, c.b))
         # against the pair's recent contacts, not only its last: found out of time order (seed-103 frame_free: 2-12
         # at 137.190 s, then at 137.250 s, then at 137.190 s again from a later sample, reported twice)
@@ -310,6 +313,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self._touch(tc)
 
     def _touch(self, tc: Touch) -> None:
+        if self._voided_at(tc.ball, tc.t):
+            return
         key = (tc.ball, tc.cushion)
         if abs(tc.t - self.last_touch.get(key, -np.inf)) < self.s.refractory_s and not self._supersede(
             key, tc.confidence
@@ -405,26 +410,6 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
 
     def _kink(self, b: int, t: float) -> None:
         self.kinks[b] = [*[k for k in self.kinks.get(b, []) if k > self.now - 1.0], t]
-
-    def lines_out(self, crossings: list[Crossing]) -> None:
-        for cr in crossings:
-            if "note4" not in cr.extra:
-                self.crossed.append(
-                    Event(EventType.LINE_CROSS, cr.t, 0, ball=self.ids[cr.ball], line=cr.line, to=cr.to)
-                )
-                self.crossed = self.crossed[-64:]
-            self._emit(
-                Event(
-                    EventType.LINE_CROSS,
-                    cr.t,
-                    0,
-                    float(round(cr.confidence, 4)),
-                    ball=self.ids[cr.ball],
-                    line=cr.line,
-                    to=cr.to,
-                    extra=dict(cr.extra),
-                )
-            )
 
     def _gone(self, gone: list[Gone]) -> None:
         for g in gone:

@@ -286,18 +286,19 @@ class LineWatcher:
         (t, xy: the window around t_m), else None. The centre line runs through the mouth, and a rattle there
         crosses it every bounce (seed-241 frame_free: 6 sampled 5.6 mm front, 5.9 mm rear, 2.6 mm front in three
         frames): a line fitted over the window averages the bounces away, so the samples are read as they are.
-        A bounce: two consecutive steps across the pocket that turn back on each other, each longer than the
-        hysteresis, within the run of samples about t_m (it and both neighbours at least) that lie within
-        touching (plus `contact_gate_mm`) of one of that mouth's jaws: nothing else there turns a ball back."""
+        A bounce: two consecutive steps across the pocket that turn back on each other, each longer than twice
+        the noise of their difference (2 sqrt(2) sigma at their speed), within the run of samples about t_m (it
+        and both neighbours at least) that lie within touching (plus `contact_gate_mm`) of one of that mouth's
+        jaws: nothing else there turns a ball back."""
         at = np.nonzero(np.abs(t - t_m) < 1e-9)[0]
         if len(at) == 0 or not 0 < int(at[0]) < len(t) - 1:
             return None
         k = int(at[0])
         reach = self.table.ball_radius + self.s.contact_gate_mm
         for pk in self.table.pockets.values():
-            if not pk.name.startswith("middle"):
-                continue
             jaws = np.array([pk.jaw_a, pk.jaw_b], dtype=float)
+            if not pk.name.startswith("middle") or float(np.min(np.hypot(*(xy[k] - jaws).T))) > reach:
+                continue  # (most calls end here: the ball is not in a middle mouth)
             near = np.min(np.hypot(*(xy[:, None, :] - jaws[None]).transpose(2, 0, 1)), axis=1) <= reach
             if not near[k - 1 : k + 2].all():
                 continue
@@ -307,7 +308,9 @@ class LineWatcher:
             while hi < len(t) - 1 and near[hi + 1]:
                 hi += 1
             dx = np.diff(xy[lo : hi + 1, 0])
-            big = np.abs(dx) > self.s.line_hysteresis_mm
+            speed = np.hypot(*np.diff(xy[lo : hi + 1], axis=0).T) / np.maximum(np.diff(t[lo : hi + 1]), 1e-9)
+            noise = noise_model(self.s)
+            big = np.abs(dx) > 2.0 * np.sqrt(2.0) * np.array([noise(float(v)) for v in speed])
             if np.any(big[:-1] & big[1:] & (np.sign(dx[:-1]) != np.sign(dx[1:]))):
                 return float(xy[k, 0])
         return None

@@ -138,6 +138,8 @@ class MotionTracker:
         st = self.balls[b]
         if st.status is Motion.MOVING:
             st.last_run = (st.moving_since, max(t, st.moving_since))
+        elif st.status is Motion.GONE and st.last_run is not None:  # the tracker said so first, a frame or more late
+            st.last_run = (st.last_run[0], max(st.last_run[0], min(t, st.last_run[1])))
 
     def _close_rest(self, b: int) -> None:
         """A ball at rest that leaves the bed keeps its rest period up to its last sample in `past`: what it was
@@ -181,11 +183,11 @@ class MotionTracker:
                 # gone (it was no neighbour meanwhile: its status was GONE)
                 since = st.past[-1][1] if st.past else h.time(n)
                 st.status, st.anchor, st.rest_since, st.anchor_n = Motion.REST, st.lifted, since, _ANCHOR_CAP
-                st.first_off, st.off_count, st.lifted = None, 0, None
+                st.first_off, st.off_count, st.lifted, st.last_run = None, 0, None, None
             if st.status is Motion.GONE:
                 if b in self.held:
                     continue
-                st.status, st.anchor, st.moving_since = Motion.UNKNOWN, None, h.time(n)
+                st.status, st.anchor, st.moving_since, st.last_run = Motion.UNKNOWN, None, h.time(n), None
             if st.status is Motion.REST:
                 onset = self._rest_step(b, st, n, p)
                 if onset is not None:

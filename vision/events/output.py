@@ -14,7 +14,8 @@ import numpy as np
 
 from rules.events import Event, EventType
 from vision.events.history import History
-from vision.events.motion import Onset, Stop
+from vision.events.lines import Crossing, LineWatcher
+from vision.events.motion import Motion, MotionTracker, Onset, Stop
 from vision.events.settings import EventSettings
 
 _TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
@@ -39,6 +40,10 @@ class OutputLogic:
     onsets: list[tuple[Onset, int]]
     pushes: list[tuple[Event, Onset, dict[str, Any], float]]
     moved: list[tuple[Stop, np.ndarray]]
+    lines: LineWatcher
+    motion: MotionTracker
+    last_seen: np.ndarray  # per ball: time of its last sample
+    crossed: list[Event]  # recent crossings by the centre
     voids: dict[int, tuple[float, float]]  # per ball: a span its track only wandered in (`_void_excursion`)
 
     def _pushed_first(self, o: Onset) -> float:
@@ -94,9 +99,17 @@ class OutputLogic:
         if span is not None and not np.isfinite(span[1]):
             self.voids[st.ball] = (span[0], st.t)
 
+    def _close_voids_gone(self) -> None:
+        """An open void whose ball left the bed (potted, lifted, off) before it came to rest ends at its last
+        sample: put back later, the ball is read afresh."""
+        for b, (t0, t1) in list(self.voids.items()):
+            if not np.isfinite(t1) and self.motion.status(b) is Motion.GONE:
+                self.voids[b] = (t0, max(t0, float(self.last_seen[b])))
+
     def _last_rest_sample(self, o: Onset) -> float:
         """When o's ball was last seen before its first sample off its rest (the earliest any event read from
-        its run can be dated: a ball unseen as it left is timed between the two)."""
+        its run can be dated: a ball unseen as it left is timed between the two); o's own time when the history
+        no longer holds it."""
         t, _ = self.hist.track(o.ball, o.n_first - self.hist.size, o.n_first - 1)
         return float(t[-1]) if len(t) else o.t
 
@@ -164,6 +177,8 @@ class OutputLogic:
             # before its start, and withdrawn with it if the start was no motion, `_void_excursion`)
             pending = [min(self._pushed_first(o), self._last_rest_sample(o)) for o, _ in self.onsets]
             pending += [ev.t for ev, _, _, _ in self.pushes]
+            # a potted ball's last crossing, read when the line test reaches its pot, falls within the piece it reads
+            pending += [self.hist.time(max(n - 2 * self.lines.hw, self.hist.oldest)) for _, n, _ in self.lines.going]
             pending += [st.since for st, _ in self.moved]  # found elsewhere after a jump: judged later
             if pending:
                 mark = min(mark, min(pending) - 1e-6)
@@ -195,6 +210,28 @@ class OutputLogic:
             return round(e.t, 5), _TYPE_ORDER[e.type], int(passed_on), e.t
 
         return sorted(ready, key=key)
+
+    def lines_out(self, crossings: list[Crossing]) -> None:
+        for cr in crossings:
+            if self._voided_at(cr.ball, cr.t):
+                continue
+            if "note4" not in cr.extra:
+                self.crossed.append(
+                    Event(EventType.LINE_CROSS, cr.t, 0, ball=self.hist.ids[cr.ball], line=cr.line, to=cr.to)
+                )
+                self.crossed = self.crossed[-64:]
+            self._emit(
+                Event(
+                    EventType.LINE_CROSS,
+                    cr.t,
+                    0,
+                    float(round(cr.confidence, 4)),
+                    ball=self.hist.ids[cr.ball],
+                    line=cr.line,
+                    to=cr.to,
+                    extra=dict(cr.extra),
+                )
+            )
 
     def _emit(self, ev: Event) -> None:
         if self._voided(ev):
