@@ -73,6 +73,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.weak: dict[tuple[int, Any], Event] = {}  # held review events a confident one may replace
         # per ball: (stop time, last way rolled, when that run began)
         self.stop_dir: dict[int, tuple[float, np.ndarray, float]] = {}
+        self.stop_before: dict[int, tuple[float, np.ndarray, float]] = {}  # per ball: the stop_dir before the last
         self.note4: list[Crossing] = []  # far middle-jaw bounces awaiting judgement
         self.crossed: list[Event] = []  # recent crossings by the centre
         self.kinks: dict[int, list[float]] = {}  # recent contact / touch times per ball (line smoothing)
@@ -383,6 +384,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         # the way it was rolling when it stopped; a stop after a few mm (a crawl's own onset and stop while
         # that onset is judged) tells no way and keeps the one before
         if self.phase is ShotPhase.RUNNING and float(np.hypot(*way)) > self.s.rest_radius_mm:
+            if st.ball in self.stop_dir:
+                self.stop_before[st.ball] = self.stop_dir[st.ball]
             self.stop_dir[st.ball] = (t_stop, way, st.since)
             tc = stopped_at_nose(self.bound, self.s, st.ball, st.anchor, t_back, xy_back, self.R)
             if tc is not None and self.last_touch.get((st.ball, tc.cushion), -np.inf) < t_from:

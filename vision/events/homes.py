@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rules.events import Event, EventType
+from vision.events.causes import RESUME_S
 from vision.events.core import DetectorCore
 from vision.events.covershift import SHIFT_CONF, CoverShiftWatcher
 from vision.events.disturb import COVER_WAIT_MAX_S, SETTLE_WAIT_S, came_back, covered_now
@@ -24,6 +25,9 @@ from vision.types import BallState
 # a centre come to rest farther off after a jump is another ball's, or a track re-found elsewhere.
 _HAND_REACH_MM = 100.0
 _MOVED_CONF = 0.6  # a ball found at rest elsewhere with no rolling seen: reported, and flagged for review
+# a slow start straight back along the way a ball stopped from that left at once (`_resumed`): its speed on
+# leaving within this factor of what a steady pull from the moment it stopped gives over `onset_mm`
+_SPIN_TURN_SLACK = 1.5
 
 
 class HomeLogic(DetectorCore):
@@ -38,6 +42,8 @@ class HomeLogic(DetectorCore):
     now: float
     moved: list[tuple[Stop, np.ndarray]]
     moved_home: dict[int, tuple[float, np.ndarray]]
+    stop_dir: dict[int, tuple[float, np.ndarray, float]]  # per ball: stop time, way, start of that run
+    stop_before: dict[int, tuple[float, np.ndarray, float]]  # per ball: the stop_dir entry before the last
 
     if TYPE_CHECKING:
 
@@ -182,3 +188,47 @@ class HomeLogic(DetectorCore):
                     "review": True, "why": f"found at rest {moved:.0f} mm from its rest position, no rolling seen"}
             self._emit(Event(EventType.BALL_DISTURBED, st.since, 0, _MOVED_CONF, ball=self.ids[b], extra=info))
         self.moved = keep
+
+    def _seen_home(self, o: Onset) -> bool:
+        """Is o's ball seen back on its rest (its newest sample within `onset_mm` of it)?"""
+        _, xy = self.hist.track(o.ball, o.n_first, self.hist.newest)
+        return bool(len(xy)) and float(np.hypot(*(xy[-1] - o.anchor))) <= self.s.onset_mm
+
+    def _resumed(self, o: Onset) -> bool:
+        """A slow start, soon after the ball came to rest, on along the way it was rolling, or straight back
+        along it from the moment it stopped, or back off the cushion nose it rolled into: a crawl that only looked
+        still, or a ball its spin turned round, so the ball is taken as moving all along."""
+        none = (-np.inf, np.zeros(2), -np.inf)
+        t_stop, d, since = self.stop_dir.get(o.ball, none)
+        if since >= o.t - 1.0 / self.fps:
+            # the stop of a run that began with this start (its own, while it waits to be judged) is no stop it
+            # resumed from, but the one before may be; a stop's fitted time may fall a little after the start of
+            # a crawl that went on
+            t_stop, d, since = self.stop_before.get(o.ball, none)
+        if since >= o.t - 1.0 / self.fps or o.t - t_stop > RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
+            return False
+        away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
+        cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
+        if cos >= 0.5:
+            return True
+        # straight back the way it came, at once: a ball still spinning against its run (a follow shot rebounding
+        # off a pack, a draw) is turned round by the cloth's friction alone, its speed passing through nought, and
+        # leaves as a steady pull from the stop would have it (2 onset_mm / the time since: seed 263, C back 14 mm
+        # off the rack after the break, still for three frames, then forward at 42 mm/s 0.275 s after its stop,
+        # 44 mm/s by that pull, called a 1.17 disturbance in every frame variant); a touch after a pause leaves
+        # faster than that
+        at_once = o.speed <= _SPIN_TURN_SLACK * 2.0 * self.s.onset_mm / max(o.t - t_stop, 1e-9)
+        if cos <= -0.5 and at_once:
+            return True
+        # a slow ball that rolled into a cushion nose looks still for the frames of the touch, then leaves
+        # it the other way: a rebound, not a stop (the nose within the frozen tolerance plus the rest radius
+        # of its rest centre, or within the frozen tolerance of its nearest sample while it looked still: the
+        # centre of an in-and-out is up to a rest radius and more off the nose it reached)
+        _, xy = self.hist.track(o.ball, self.hist.counter_at(t_stop - self.s.rest_window_s), o.n_first - 1)
+        near = {n for p in xy for n, _ in self.table.frozen_cushions(p, self.s.frozen_tol_mm)}
+        near |= {n for n, _ in self.table.frozen_cushions(o.anchor, self.s.frozen_tol_mm + self.s.rest_radius_mm)}
+        for name in sorted(near):
+            normal = np.asarray(self.table.cushions[name].normal)  # into the bed
+            if float(np.dot(d, normal)) < 0 and float(np.dot(away, normal)) > 0:
+                return True
+        return False

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rules.events import Event, EventType
-from vision.events.causes import RESUME_S, CauseLogic
+from vision.events.causes import CauseLogic
 from vision.events.contacts import Contact
 from vision.events.disturb import covered_push, covered_wobble, impulse_or_push, launched_covered, left_covered
 from vision.events.fit import point_segment_distance
@@ -128,11 +128,6 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                     self.judged[o.ball] = o.t
         self.onsets = [(o, due) for o, due in waiting + [(h, n + 1) for h in held] if id(o) not in self.behind]
         self.behind.clear()
-
-    def _seen_home(self, o: Onset) -> bool:
-        """Is o's ball seen back on its rest (its newest sample within `onset_mm` of it)?"""
-        _, xy = self.hist.track(o.ball, o.n_first, self.hist.newest)
-        return bool(len(xy)) and float(np.hypot(*(xy[-1] - o.anchor))) <= self.s.onset_mm
 
     def _order(self, o: Onset) -> tuple[int, float, float]:
         """Time order; of starts dated to one time (to the microsecond: starts read off the same samples, told
@@ -383,31 +378,6 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                 self._struck_from_near(striker.ball, o)
         self._uncaused_start(striker, group)
         return True
-
-    def _resumed(self, o: Onset) -> bool:
-        """A slow start, soon after the ball came to rest, on along the way it was rolling, or back off the
-        cushion nose it rolled into: a crawl that only looked still, so the ball is taken as moving all along."""
-        t_stop, d, since = self.stop_dir.get(o.ball, (-np.inf, np.zeros(2), -np.inf))
-        # the stop of a run that began with this start (its own, while it waits to be judged) is no stop it
-        # resumed from; a stop's fitted time may fall a little after the start of a crawl that went on
-        if since >= o.t - 1.0 / self.fps or o.t - t_stop > RESUME_S or float(np.hypot(*d)) <= self.s.rest_radius_mm:
-            return False
-        away = o.fit.p0 - o.anchor  # where its first moving samples lie from its rest position
-        cos = float(np.dot(d, away)) / max(float(np.hypot(*d)) * float(np.hypot(*away)), 1e-9)
-        if cos >= 0.5:
-            return True
-        # a slow ball that rolled into a cushion nose looks still for the frames of the touch, then leaves
-        # it the other way: a rebound, not a stop (the nose within the frozen tolerance plus the rest radius
-        # of its rest centre, or within the frozen tolerance of its nearest sample while it looked still: the
-        # centre of an in-and-out is up to a rest radius and more off the nose it reached)
-        _, xy = self.hist.track(o.ball, self.hist.counter_at(t_stop - self.s.rest_window_s), o.n_first - 1)
-        near = {n for p in xy for n, _ in self.table.frozen_cushions(p, self.s.frozen_tol_mm)}
-        near |= {n for n, _ in self.table.frozen_cushions(o.anchor, self.s.frozen_tol_mm + self.s.rest_radius_mm)}
-        for name in sorted(near):
-            normal = np.asarray(self.table.cushions[name].normal)  # into the bed
-            if float(np.dot(d, normal)) < 0 and float(np.dot(away, normal)) > 0:
-                return True
-        return False
 
     def _disturbance(self, o: Onset) -> Event | None:
         """The ball_disturbed of a lone uncaused start slower than a stroke (judged on its run when it may be
