@@ -430,7 +430,7 @@ def test_a_crossing_into_a_middle_pocket_read_after_the_pot_was_found_still_leav
 
 
 def test_a_cue_ball_its_spin_turned_round_after_the_break_was_not_disturbed() -> None:
-    # seed-263 frame_free 0-3.6 s (30 fps): C breaks at 7 m/s, comes back 14 mm off the rack, looks still for three
+    # seed-263 frame_free 0-3.6 s (30 fps): C breaks at 7 m/s, comes back 44 mm off the rack, looks still for four
     # frames and rolls forward again at 42 mm/s, 0.275 s after its stop: the 44 mm/s a steady pull from that stop
     # gives over onset_mm (truth: no disturbance; 4 grazes it at 164 mm/s). Before: a 1.17 disturbance at 0.9 in
     # every frame variant of the seed, each break a foul

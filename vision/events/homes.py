@@ -14,7 +14,7 @@ from rules.events import Event, EventType
 from vision.events.causes import RESUME_S
 from vision.events.core import DetectorCore
 from vision.events.covershift import SHIFT_CONF, CoverShiftWatcher
-from vision.events.disturb import COVER_WAIT_MAX_S, SETTLE_WAIT_S, came_back, covered_now
+from vision.events.disturb import COVER_WAIT_MAX_S, SETTLE_WAIT_S, came_back, covered_now, left_covered
 from vision.events.motion import Motion, Onset, Stop
 from vision.events.pots import PotWatcher
 from vision.events.settings import frames
@@ -28,6 +28,9 @@ _MOVED_CONF = 0.6  # a ball found at rest elsewhere with no rolling seen: report
 # a slow start straight back along the way a ball stopped from that left at once (`_resumed`): its speed on
 # leaving within this factor of what a steady pull from the moment it stopped gives over `onset_mm`
 _SPIN_TURN_SLACK = 1.5
+# ... and only a ball that met a ball or a nose this long before it stopped: spin against the run comes from a
+# collision and lasts while the ball slides (v / (mu g): 0.5 s from 1 m/s at mu 0.2)
+_SPIN_SLIDE_S = 0.5
 
 
 class HomeLogic(DetectorCore):
@@ -213,12 +216,14 @@ class HomeLogic(DetectorCore):
             return True
         # straight back the way it came, at once: a ball still spinning against its run (a follow shot rebounding
         # off a pack, a draw) is turned round by the cloth's friction alone, its speed passing through nought, and
-        # leaves as a steady pull from the stop would have it (2 onset_mm / the time since: seed 263, C back 14 mm
-        # off the rack after the break, still for three frames, then forward at 42 mm/s 0.275 s after its stop,
+        # leaves as a steady pull from the stop would have it (2 onset_mm / the time since: seed 263, C back 44 mm
+        # off the rack after the break, still for four frames, then forward at 42 mm/s 0.275 s after its stop,
         # 44 mm/s by that pull, called a 1.17 disturbance in every frame variant); a touch after a pause leaves
-        # faster than that
-        at_once = o.speed <= _SPIN_TURN_SLACK * 2.0 * self.s.onset_mm / max(o.t - t_stop, 1e-9)
-        if cos <= -0.5 and at_once:
+        # faster than that, uncovered as it left (a hand nudging it hides it), and with a collision before the stop
+        dt = o.t - t_stop
+        at_once = dt > 0.0 and o.speed <= _SPIN_TURN_SLACK * 2.0 * self.s.onset_mm / dt
+        slid = any(t_stop - _SPIN_SLIDE_S <= k <= t_stop for k in self.kinks.get(o.ball, []))
+        if cos <= -0.5 and at_once and slid and not left_covered(self.hist, o, self.fps):
             return True
         # a slow ball that rolled into a cushion nose looks still for the frames of the touch, then leaves
         # it the other way: a rebound, not a stop (the nose within the frozen tolerance plus the rest radius

@@ -130,18 +130,25 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         self.behind.clear()
 
     def _reached(self, x: int, p: np.ndarray, o: Onset) -> bool:
-        """Did a rolling ball (not x, not o's) come within `cause_gap_mm` of x, resting at p, by o's start? Rolling:
-        its samples over the rest window before it span more than `onset_mm` (a crawl the motion record already
-        calls at rest still pushes: seed 263, 13 at 30 mm/s)."""
+        """Did a rolling ball (not x, not o's) close in to within `cause_gap_mm` of x, resting at p, by o's start
+        (over the rest window), with o leaving away from x and uncovered (a hand nudging it hides it)? Rolling: its
+        samples there span more than `onset_mm` (a crawl the motion record already calls at rest still pushes: seed
+        263, 13 at 30 mm/s)."""
+        if float(np.dot(o.fit.v, o.anchor - p)) <= 0.0 or left_covered(self.hist, o, self.fps):
+            return False
         c = self.hist.counter_at(o.t)
         c0 = self.hist.counter_at(o.t - self.s.rest_window_s)
         for a in range(len(self.ids)):
             if a in (x, o.ball):
                 continue
-            _, xy = self.hist.track(a, c0, c + 1)
+            _, xy = self.hist.track(a, c0, c)
             if len(xy) < 2 or float(np.max(np.hypot(*(xy - xy[0]).T))) <= self.s.onset_mm:
                 continue
-            if min(self.table.ball_gap(q, p) for q in xy[-3:]) <= self.s.cause_gap_mm:
+            gaps = np.array([self.table.ball_gap(q, p) for q in xy])
+            k = int(np.argmin(gaps))
+            # closing in on x and still against it at the start (a ball rolling past x pushes nothing through it)
+            closing = k >= len(gaps) - 2 and float(gaps[0] - gaps[k]) > 2.0 * self.s.noise_rest_mm
+            if closing and float(gaps[k]) <= self.s.cause_gap_mm:
                 return True
         return False
 
