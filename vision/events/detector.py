@@ -170,7 +170,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         t_m = h.time(m)
         moving = np.array([self.motion.moving_at(b, t_m) for b in range(len(self.ids))])
         moving &= h.valid[m % h.size]
-        moving &= [not self._voided_at(b, t_m) for b in range(len(self.ids))]
+        if self.voids:  # (rare: balls whose track only wandered)
+            moving &= [not self._voided_at(b, t_m) for b in range(len(self.ids))]
         t_lo, t_hi = h.time(m - self.D), h.time(min(m + self.D, h.newest))
         kinks = {b: [t for t in ts if t_lo <= t <= t_hi] for b, ts in self.kinks.items()}
         self.lines_out(self.lines.update(h, m, moving, kinks))

@@ -66,8 +66,7 @@ class OutputLogic:
 
     def _remember_weak(self, key: tuple[int, Any], ev: Event) -> None:
         if ev.confidence < 0.5:
-            if self.out and self.out[-1].t == ev.t and self.out[-1].type is ev.type:  # not voided (`_emit`)
-                self.weak[key] = self.out[-1]
+            self.weak[key] = self.out[-1]  # (its callers drop a voided event before it is emitted)
         else:
             self.weak.pop(key, None)
 
