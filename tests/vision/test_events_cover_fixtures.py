@@ -204,3 +204,15 @@ def test_a_wandered_track_whose_ball_drops_before_it_rests_again_ends_its_quiet_
     det.flush()
     t0, t1 = det.voids[k]
     assert 1.8 <= t0 < t1 <= 2.25 and np.isfinite(t1)
+
+
+def test_a_ball_tracked_off_its_rest_then_far_away_under_an_arm_and_back_was_never_struck() -> None:
+    # seed-263 frame_russian71 128.5-134.5 s (30 fps): between shots a hand moves 3; its arm passes over 12 in the
+    # corner, whose track steps 10 mm off its rest, then 370 mm in a frame, and is found back on its rest 0.27 s
+    # later; a second time 0.5 s on (truth: 3 disturbed, 12 never moves, C struck at 134.0 s). Before: two strokes
+    # of 12 with rear and left_rear touches, and 3's disturbance taken as during a shot
+    events = _events("arm_over_a_ball_tracked_away_and_back_seed263_30fps.npz", 30.0)
+    assert not [e for e in events if "12" in e.agents]
+    assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"]
+    moved = [e for e in events if e.type is EventType.BALL_DISTURBED]
+    assert [e.ball for e in moved] == ["3"] and moved[0].extra.get("during_shot") is False

@@ -365,18 +365,10 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     frame and stopping dead with no ball hit): no rolling motion was seen. None while it is found still
     but not yet for that long, or seen once only. `bed`: the half length and half width a centre can reach
     (the cushion noses less R), so that a step that turned off a nose is read along its bounce."""
-    before, _ = hist.track(o.ball, o.n_first - hist.size, o.n_first - 1)
     t, xy = hist.track(o.ball, o.n_first, hist.newest)
     if len(t) < 3:
         return None  # two steps after it at least: one noisy step (5 mm a frame: ~400 mm/s) decides nothing
-    # unseen all the history long: it was at least that long away
-    gap = float(t[0] - (before[-1] if len(before) else hist.time(hist.oldest)))
-    step = float(np.hypot(*(xy[0] - o.anchor))) / max(gap, 1e-9)
-    # a step that turned off a nose ran there and back: its displacement understates its run (seed-179
-    # frame_dynamic: 2, hit at 3.2 m/s 120 mm off the front cushion, seen 32 mm back off it a frame later)
-    prev = np.vstack([xy[:1] - o.anchor, np.diff(xy, axis=0)])
-    run = np.maximum(np.hypot(*np.diff(xy, axis=0).T), _bounced(xy, prev, bed, 2 * rest_radius_mm))
-    after = run / np.maximum(np.diff(t), 1e-9)
+    gap, step, after = _step_speeds(hist, o, t, xy, rest_radius_mm, bed)
     if max(step, float(np.max(after))) > MAX_SPEED_MM_S:
         return True  # no ball runs that fast: the track jumps, at the start or right after it
     # a stroke leaves no faster than it runs on, give or take the noise; unless it hit a ball on its first or
@@ -393,6 +385,40 @@ def track_jump(hist: History, o: Onset, fps: float, look: int, rest_radius_mm: f
     # 400 mm/s at 60 fps) runs on for decimetres, it cannot stop within a frame unless it hit a ball; so
     # the centre moved without rolling (a hanging ball dropping into the pocket, a centroid shift)
     return True if t[-1] - t[0] >= (look - 0.5) / fps else None
+
+
+def _step_speeds(hist: History, o: Onset, t: np.ndarray, xy: np.ndarray, rest_radius_mm: float,
+                 bed: tuple[float, float]) -> tuple[float, float, np.ndarray]:
+    """The time unseen before the first sample (t, xy) after start o, the speed of the step off the rest
+    position onto it, and of each step between those samples (one that turned off a nose at its run there and
+    back)."""
+    before, _ = hist.track(o.ball, o.n_first - hist.size, o.n_first - 1)
+    # unseen all the history long: it was at least that long away
+    gap = float(t[0] - (before[-1] if len(before) else hist.time(hist.oldest)))
+    step = float(np.hypot(*(xy[0] - o.anchor))) / max(gap, 1e-9)
+    # a step that turned off a nose ran there and back: its displacement understates its run (seed-179
+    # frame_dynamic: 2, hit at 3.2 m/s 120 mm off the front cushion, seen 32 mm back off it a frame later)
+    prev = np.vstack([xy[:1] - o.anchor, np.diff(xy, axis=0)])
+    run = np.maximum(np.hypot(*np.diff(xy, axis=0).T), _bounced(xy, prev, bed, 2 * rest_radius_mm))
+    return gap, step, run / np.maximum(np.diff(t), 1e-9)
+
+
+def jumps_midway(hist: History, o: Onset, rest_radius_mm: float, bed: tuple[float, float]) -> bool:
+    """Does the track after start o jump after its first step: a step much faster than the ball ran on both
+    sides of it (`is_jump`: friction only slows a ball, and a hit shows in the speed of the ball it hit), with
+    no ball at rest within reach of the way there set moving? A track that leaves its rest, jumps, and is found
+    back on that rest never left it (seed 263 frame_russian71: 12 in a corner under the arm of a hand moving 3,
+    tracked 10 mm off, then 370 mm away in a frame, then back on its rest: two phantom strokes)."""
+    t, xy = hist.track(o.ball, o.n_first, hist.newest)
+    if len(t) < 3:
+        return False
+    _, step, after = _step_speeds(hist, o, t, xy, rest_radius_mm, bed)
+    runs = np.concatenate([[step], after])
+    for k in range(1, len(runs) - 1):
+        if is_jump(float(runs[k]), float(max(runs[k - 1], runs[k + 1]))) and not _handed_on(
+                hist, o, xy[:k + 2], 2 * rest_radius_mm):
+            return True
+    return False
 
 
 def _bounced(xy: np.ndarray, prev: np.ndarray, bed: tuple[float, float], tol_mm: float) -> np.ndarray:

@@ -20,7 +20,7 @@ from vision.events.disturb import covered_push, covered_wobble, impulse_or_push,
 from vision.events.fit import point_segment_distance
 from vision.events.homes import HomeLogic
 from vision.events.lines import LineWatcher
-from vision.events.motion import Motion, Onset, Stop, track_jump
+from vision.events.motion import Motion, Onset, Stop, jumps_midway, track_jump
 from vision.events.pots import PotWatcher
 from vision.events.settings import MAX_SPEED_MM_S, frames
 from vision.events.shots import ShotPhase, choose_striker
@@ -200,6 +200,9 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             verdict = unseen_jump(self.hist, o, self.s.rest_radius_mm, self.s.onset_mm) if late else None
         if verdict is not False and self._fell(o):
             verdict = False  # seen too few times because it dropped into a pocket on its way: it moved
+        if verdict is False and jumps_midway(self.hist, o, self.s.rest_radius_mm, bed):
+            # seen leaving, then the track jumped: found back on its rest, it never left; a stroke runs on
+            verdict = True if self._seen_home(o) else (False if late else None)
         if verdict is None and late:
             verdict = False
         if verdict is not None:
