@@ -445,3 +445,14 @@ def test_a_ball_pushed_off_through_a_touching_ball_by_a_crawling_one_was_not_dis
     # 31.827 s, no disturbance). No kink showed the chain, and 7 was called disturbed at 0.9: a 1.17 foul
     events = _events("ball_pushed_through_a_touching_ball_by_a_crawl_seed263_30fps.npz")
     assert not [e for e in events if e.type is EventType.BALL_DISTURBED and e.ball == "7"]
+
+
+def test_a_ball_driven_back_into_the_cue_ball_that_creeps_off_late_was_not_disturbed() -> None:
+    # seed-263 frame_free 137.5-141.5 s (30 fps): C hits 3 at 2.4 m/s, 3 touches the rear cushion and comes back
+    # into C within a frame (truth: C-3 139.8466 s, rear 139.8567 s, 3-C 139.8698 s) and creeps off at 112 mm/s,
+    # read back to 139.883 s but seen off its rest only at 139.967 s, 0.104 s after the contact. Before: a 1.17
+    # disturbance of 3 at 0.9 (in frame_free and frame_combined)
+    events = _events("ball_driven_back_into_the_cue_ball_off_a_cushion_creeps_late_seed263_30fps.npz")
+    assert not [e for e in events if e.type is EventType.BALL_DISTURBED]
+    back = [e for e in events if e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"3", "C"}]
+    assert len(back) == 2 and abs(back[1].t - 139.8698) * 30 <= 1.0
