@@ -430,8 +430,8 @@ class CauseLogic(DetectorCore):
         at tc? A slow ball's onset comes late and its first speed is noisy (seed-263 frame_free: 3, driven into
         the rear cushion and back into C in a frame, crept off at 112 mm/s from 139.883 s, 20 ms after that
         contact, and was seen off its rest only 0.104 s after it: called disturbed, a 1.17 foul)."""
-        fit = self._run(o, True)[1]
-        return fit is not None and tc >= fit.t_s - self.s.cause_window_s
+        ready, fit = self._run(o, False)  # asked again while a slow start waits for its run (`_judge_group`)
+        return ready and fit is not None and tc >= fit.t_s - self.s.cause_window_s
 
     def _ran_at(self, a: int, o: Onset, frame_way: bool = False) -> bool:
         """Did ball a set off towards o's ball? A ball at rest apart from it that started after it is read off

@@ -197,6 +197,15 @@ class HomeLogic(DetectorCore):
         _, xy = self.hist.track(o.ball, o.n_first, self.hist.newest)
         return bool(len(xy)) and float(np.hypot(*(xy[-1] - o.anchor))) <= self.s.onset_mm
 
+    def _rests_on_anchor(self, o: Onset) -> bool:
+        """Is o's ball at rest back on its rest position: its last three samples, the newest among them, within
+        `onset_mm` of it and within the rest radius of each other (a ball rolling back over its spot is not)?"""
+        t, xy = self.hist.track(o.ball, self.hist.newest - 2, self.hist.newest)
+        if len(t) < 3 or not self.hist.valid[self.hist.newest % self.hist.size, o.ball]:
+            return False
+        near = np.hypot(*(xy - o.anchor).T) <= self.s.onset_mm
+        return bool(near.all()) and float(np.max(np.hypot(*(xy - xy.mean(axis=0)).T))) <= self.s.rest_radius_mm
+
     def _resumed(self, o: Onset) -> bool:
         """A slow start, soon after the ball came to rest, on along the way it was rolling, or straight back
         along it from the moment it stopped, or back off the cushion nose it rolled into: a crawl that only looked

@@ -179,13 +179,24 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
     def _jumped(self, o: Onset, final: bool = False) -> bool | None:
         """Is this start a jump of the tracked centre (see `motion.track_jump`)? None while undecided. A start
         seen leaving that the tracker keeps losing is judged as it is after three look-aheads; one not seen
-        leaving is always judged then, on the track after it (`unseen_jump`). Decided answers are kept: the
-        question is asked every frame while the onset waits."""
+        leaving is always judged then, on the track after it (`unseen_jump`). Decided answers are kept (the
+        question is asked every frame while the onset waits), but for a jump of the track after a start seen
+        leaving (`jumps_midway`), looked for on every new sample until the start is judged."""
         key = (o.ball, o.n_first)
-        if key in self._jump_memo:
-            return self._jump_memo[key]
         late = final or self.hist.newest - o.n_first > 3 * self.D
         bed = (self.table.half_length - self.R, self.table.half_width - self.R)
+        verdict = self._jump_memo[key] if key in self._jump_memo else self._jump_verdict(o, late, bed)
+        if verdict is False and jumps_midway(self.hist, o, self.s.rest_radius_mm, bed):
+            # seen leaving, then the track jumped (asked again as samples come in, up to the judgement): back at
+            # rest on its rest position, it never left; a stroke runs on (it may pass back over its spot)
+            if self._rests_on_anchor(o):
+                self._jump_memo[key] = True
+                return True
+            return False if late else None
+        return verdict
+
+    def _jump_verdict(self, o: Onset, late: bool, bed: tuple[float, float]) -> bool | None:
+        key = (o.ball, o.n_first)
         verdict = track_jump(self.hist, o, self.fps, self.D, self.s.rest_radius_mm, bed)
         back = out_and_back(self.hist, self.table, self.s, self.fps, o) if verdict is not True else False
         if back:
@@ -200,9 +211,6 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             verdict = unseen_jump(self.hist, o, self.s.rest_radius_mm, self.s.onset_mm) if late else None
         if verdict is not False and self._fell(o):
             verdict = False  # seen too few times because it dropped into a pocket on its way: it moved
-        if verdict is False and jumps_midway(self.hist, o, self.s.rest_radius_mm, bed):
-            # seen leaving, then the track jumped: found back on its rest, it never left; a stroke runs on
-            verdict = True if self._seen_home(o) else (False if late else None)
         if verdict is None and late:
             verdict = False
         if verdict is not None:
