@@ -456,3 +456,16 @@ def test_a_ball_driven_back_into_the_cue_ball_that_creeps_off_late_was_not_distu
     assert not [e for e in events if e.type is EventType.BALL_DISTURBED]
     back = [e for e in events if e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"3", "C"}]
     assert len(back) == 2 and abs(back[1].t - 139.8698) * 30 <= 1.0
+
+
+def test_a_cue_ball_seen_once_short_of_a_ball_far_off_and_then_coming_back_hit_it_for_review() -> None:
+    # seed-269 frame_russian71 85.5-89.5 s (30 fps): C struck at 3.3 m/s from 106 mm into 14, 14 mm off the rear
+    # cushion (truth: C-14 87.6013 s, 14 on rear 87.6058 s, 14 back into C 87.6119 s); C is seen once, 5 mm short
+    # of touching 14, then on its way back, and 14 leaves sideways a frame after C's start. Before: no contact at
+    # all, 1.5.3 for a legal shot (the rebound reading asked for a gap within 2R and C at rest at 14's start)
+    events = _events("cue_ball_run_far_into_a_ball_by_a_cushion_and_back_seed269_30fps.npz")
+    first = next(e for e in events if e.type is EventType.BALL_CONTACT)
+    assert set(first.balls or ()) == {"C", "14"} and first.extra.get("review") is True
+    assert abs(first.t - 87.6013) * 30 <= 1.0
+    touch = [e for e in events if e.type is EventType.CUSHION and e.ball == "14"]
+    assert [e.cushion for e in touch][:1] == ["rear"] and abs(touch[0].t - 87.6058) * 30 <= 2.0

@@ -114,7 +114,8 @@ class CauseLogic(DetectorCore):
     def _contact_by_rebound(self, a: int, o: Onset) -> bool:
         """Ball a ran from its rest straight at o's ball and came straight back (`rebound`): the hit, at o's start
         (no earlier than a's own), for review. True when reported."""
-        found = ran_into_and_back(self.hist, self.motion, self.table, self.bound, self.s, a, o, self.R, self.fps)
+        found = ran_into_and_back(self.hist, self.motion, self.table, self.bound, self.s, a, o, self.R, self.fps,
+                                  float(self.started[a]))
         if found is None:
             return False
         gap, u = found

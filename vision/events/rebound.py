@@ -23,14 +23,17 @@ _MIN_BACK = 0.5  # the way back is turned from the way out by more than 120 degr
 
 def ran_into_and_back(
     hist: History, rest: RestLookup, table: Table, bound: Boundary, s: EventSettings, a: int, o: Onset, radius: float,
-    fps: float,
+    fps: float, a_started: float,
 ) -> tuple[float, np.ndarray] | None:
     """Ball a, at rest until it set off about when o's ball did, ran from its rest centre at o's rest (its way
     out, from the rest centre to its first moving sample, passes within touching of o's rest centre, and no
     cushion nose or other ball at rest lies on that way before it) and its next step is turned back from that
     way by more than 120 degrees, by more than the samples' noise: it hit o's ball and came back. Returns the
-    gap between their rest positions and the unit line of centres from a's rest to o's, or None."""
-    anchor = rest.anchor_at(a, o.t - 1.0 / fps)
+    gap between their rest positions and the unit line of centres from a's rest to o's, or None. `a_started`:
+    when a's own start was seen (it may come a frame before o's: seed-269 frame_russian71, C struck at 3.3 m/s
+    from 106 mm into 14, 14 mm off the rear cushion, seen once 5 mm short of it and then on its way back)."""
+    t_rest = a_started if o.t - s.cause_window_s <= a_started < o.t else o.t
+    anchor = rest.anchor_at(a, t_rest - 1.0 / fps)
     if anchor is None:
         return None
     c = hist.counter_at(o.t)
@@ -47,11 +50,14 @@ def ran_into_and_back(
     along = float(np.dot(to_o, way))
     miss = abs(_cross(way, to_o))
     gap = table.ball_gap(anchor, o.anchor)
-    if along <= 0.0 or miss >= 2 * radius or not s.touch_tol_mm < gap <= 2 * radius:
-        return None  # not run at it, or touching (the pack's business), or far enough for the frames to show it
+    if along <= 0.0 or miss >= 2 * radius or gap <= s.touch_tol_mm:
+        return None  # not run at it, or touching (the pack's business)
     if run >= along:
         return None  # its sample is past o's rest: it ran through, not back
-    meet = anchor + (along - float(np.sqrt(max(4 * radius * radius - miss * miss, 0.0)))) * way  # touching o's
+    to_meet = along - float(np.sqrt(max(4 * radius * radius - miss * miss, 0.0)))
+    if gap > 2 * radius and to_meet - run > 2 * radius:
+        return None  # seen far short of touching it: had it run on, the frames would show its way in
+    meet = anchor + to_meet * way  # touching o's
     if float(np.min(bound.distance(np.linspace(anchor, meet, 40)))) <= radius:
         return None  # a nose or jaw on the way: it may have turned it
     for y in range(len(hist.ids)):
