@@ -469,3 +469,6 @@ def test_a_cue_ball_seen_once_short_of_a_ball_far_off_and_then_coming_back_hit_i
     assert abs(first.t - 87.6013) * 30 <= 1.0
     touch = [e for e in events if e.type is EventType.CUSHION and e.ball == "14"]
     assert [e.cushion for e in touch][:1] == ["rear"] and abs(touch[0].t - 87.6058) * 30 <= 2.0
+    # C came back at 2.3 m/s within the frame, faster than any spin turns it round: 14 came back into it
+    back = [e for e in events if e.type is EventType.BALL_CONTACT and e.extra.get("returned")]
+    assert [set(e.balls or ()) for e in back] == [{"C", "14"}] and abs(back[0].t - 87.6119) * 30 <= 1.0

@@ -15,7 +15,7 @@ from vision.events.core import DetectorCore
 from vision.events.cushions import Boundary
 from vision.events.fit import LineFit, fit_line
 from vision.events.motion import Motion, Onset
-from vision.events.rebound import ran_into_and_back
+from vision.events.rebound import came_back_into, ran_into_and_back
 from vision.events.settings import noise_model
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ class CauseLogic(DetectorCore):
     kinks: dict[int, list[float]]
     bound: Boundary
     stop_dir: dict[int, tuple[float, np.ndarray, float]]  # per ball: stop time, way, start of that run
+    came_back: dict[tuple[int, int], float]
 
     if TYPE_CHECKING:  # provided by the detector and the other mixins
 
@@ -118,14 +119,19 @@ class CauseLogic(DetectorCore):
                                   float(self.started[a]))
         if found is None:
             return False
-        gap, u = found
         t = max(o.t, float(self.started[a])) if o.t - float(self.started[a]) <= self.s.cause_window_s else o.t
-        why = (f"{self.ids[a]} ran from its rest straight at {self.ids[o.ball]}, {gap:.0f} mm away, and came "
+        why = (f"{self.ids[a]} ran from its rest straight at {self.ids[o.ball]}, {found.gap:.0f} mm away, and came "
                "straight back; nothing else lay on its way")
-        if self._review_contact(a, o.ball, t, 0.6, {"rest_gap_mm": round(gap, 1), "why": why}):
+        if self._review_contact(a, o.ball, t, 0.6, {"rest_gap_mm": round(found.gap, 1), "why": why}):
             # (seed-233: 11, 6 mm off the rear nose, was driven into it and back into C); a review contact's touch
             # stays below 0.6
-            self._driven(o.ball, o.anchor, (t, u, o.speed, 0.55))
+            self._driven(o.ball, o.anchor, (t, found.u, o.speed, 0.55))
+            t2 = came_back_into(self.hist, self.s, a, t, found)
+            if t2 is not None:  # (not asked again of the momentum test, `_returned`)
+                self.came_back[(o.ball, a)] = t2
+                why = f"{self.ids[a]} came back faster than its spin turns it: {self.ids[o.ball]} came back into it"
+                self._emit(Event(EventType.BALL_CONTACT, t2, 0, 0.6, balls=(self.ids[o.ball], self.ids[a]),
+                                 extra={"review": True, "returned": True, "why": why}))
         return True
 
     def _contact_by_line(self, a: int, o: Onset) -> bool:
@@ -427,10 +433,9 @@ class CauseLogic(DetectorCore):
         return anchor if self.started[a] > o.t and abs(self.judged[a] - o.t) > self.s.cause_window_s else None
 
     def _left_after(self, o: Onset, tc: float) -> bool:
-        """Did o's ball leave its rest, read back along its run (`_run`), within `cause_window_s` of a contact
-        at tc? A slow ball's onset comes late and its first speed is noisy (seed-263 frame_free: 3, driven into
-        the rear cushion and back into C in a frame, crept off at 112 mm/s from 139.883 s, 20 ms after that
-        contact, and was seen off its rest only 0.104 s after it: called disturbed, a 1.17 foul)."""
+        """Did o's ball leave its rest, read back along its run (`_run`), within `cause_window_s` of a contact at
+        tc? A slow onset comes late (seed-263 frame_free: 3, driven into the rear cushion and back into C, crept off
+        20 ms after that contact, seen off its rest 0.104 s after it: called disturbed, a 1.17 foul)."""
         ready, fit = self._run(o, False)  # asked again while a slow start waits for its run (`_judge_group`)
         return ready and fit is not None and tc >= fit.t_s - self.s.cause_window_s
 

@@ -70,6 +70,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.pair_times: dict[tuple[int, int], list[float]] = {}  # contacts reported in the last second, per pair
         self.last_touch: dict[tuple[int, str], float] = {}
         self.returned: set[tuple[int, int, float]] = set()  # (ball, partner, touch time) checked for a return
+        self.came_back: dict[tuple[int, int], float] = {}  # (ball, striker): its return read from a rebound, time
         self.weak: dict[tuple[int, Any], Event] = {}  # held review events a confident one may replace
         # per ball: (stop time, last way rolled, when that run began)
         self.stop_dir: dict[int, tuple[float, np.ndarray, float]] = {}
@@ -252,6 +253,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             a = y if x == b else x if y == b else None
             if a is None or not 0.0 <= t_touch - t1 <= 2.0 / self.fps or (b, a, t_touch) in self.returned:
                 continue
+            if self.came_back.get((b, a), -np.inf) >= t1:
+                continue  # its return into a was read from a's rebound (`_contact_by_rebound`)
             if t_touch == t1 and self.motion.anchor_at(a, t1 - 1.0 / self.fps) is not None:
                 # a touch read at the contact itself (b frozen to the nose, driven into it): only a striker that
                 # ran in has no impulse of its own in the window; one struck inside the frame has the cue's

@@ -8,23 +8,34 @@ Neither ball's line proves the hit (C has no incoming piece, 11 left off the lin
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from calibration.table import Table
 from vision.events.cushions import Boundary
-from vision.events.fit import point_segment_distance
+from vision.events.fit import fit_line, point_segment_distance
 from vision.events.history import History
 from vision.events.kink import RestLookup
 from vision.events.motion import Onset
 from vision.events.settings import EventSettings, noise_model
 
 _MIN_BACK = 0.5  # the way back is turned from the way out by more than 120 degrees (cosine below -0.5)
+# the cloth's sliding friction (mu ~0.2): the most a ball's own spin can speed it back up after a hit stopped it
+_SLIDE_DECEL_MM_S2 = 2000.0
+
+
+class Rebound(NamedTuple):
+    gap: float  # between the two rest positions, mm
+    u: np.ndarray  # unit line of centres from a's rest to o's
+    meet: np.ndarray  # a's centre where it touched o's ball at rest
+    way: np.ndarray  # a's unit way out
 
 
 def ran_into_and_back(
     hist: History, rest: RestLookup, table: Table, bound: Boundary, s: EventSettings, a: int, o: Onset, radius: float,
     fps: float, a_started: float,
-) -> tuple[float, np.ndarray] | None:
+) -> Rebound | None:
     """Ball a, at rest until it set off about when o's ball did, ran from its rest centre at o's rest (its way
     out, from the rest centre to its first moving sample, passes within touching of o's rest centre, and no
     cushion nose or other ball at rest lies on that way before it) and its next step is turned back from that
@@ -69,7 +80,26 @@ def ran_into_and_back(
     sigma = float(np.sqrt(2.0)) * noise(step * fps)
     if step <= 3.0 * sigma or float(np.dot(back, way)) > -_MIN_BACK * step:
         return None  # no clear step back along its way
-    return gap, to_o / float(np.hypot(*to_o))
+    return Rebound(gap, to_o / float(np.hypot(*to_o)), meet, way)
+
+
+def came_back_into(hist: History, s: EventSettings, a: int, t_hit: float, r: Rebound) -> float | None:
+    """After its rebound off a ball (`ran_into_and_back`, the hit at t_hit), did ball a run back faster than its
+    spin can turn it round since the hit (the cloth's sliding friction, beyond three standard errors of its line
+    after the turn)? A full hit stops it: the ball it hit came back into it (off the cushion it lay near: seed-269
+    frame_russian71, C into 14 at 3.3 m/s and back at 2.3 m/s within a frame). The time its line back passes the
+    meeting point (the second contact), or None."""
+    c = hist.counter_at(t_hit)
+    t, xy = hist.track(a, c + 1, c + 3)
+    keep = t > t_hit
+    fit = fit_line(t[keep], xy[keep], noise_model(s)) if int(keep.sum()) >= 2 else None
+    if fit is None:
+        return None
+    back = -float(np.dot(fit.v, r.way))
+    if back <= _SLIDE_DECEL_MM_S2 * float(t[keep][-1] - t_hit) + 3.0 * fit.sigma_v:
+        return None
+    t2 = fit.t0 - float(np.dot(r.meet - fit.p0, r.way)) / back
+    return float(np.clip(t2, t_hit, t[keep][0]))
 
 
 def _cross(u: np.ndarray, v: np.ndarray) -> float:
