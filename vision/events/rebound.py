@@ -40,19 +40,20 @@ def ran_into_and_back(
     out, from the rest centre to its first moving sample, passes within touching of o's rest centre, and no
     cushion nose or other ball at rest lies on that way before it) and its next step is turned back from that
     way by more than 120 degrees, by more than the samples' noise: it hit o's ball and came back. Returns the
-    gap between their rest positions and the unit line of centres from a's rest to o's, or None. `a_started`:
+    gap between their rest positions and the unit line of centres where they touched, or None. `a_started`:
     when a's own start was seen (it may come a frame before o's: seed-269 frame_russian71, C struck at 3.3 m/s
     from 106 mm into 14, 14 mm off the rear cushion, seen once 5 mm short of it and then on its way back)."""
-    t_rest = a_started if o.t - s.cause_window_s <= a_started < o.t else o.t
+    own = o.t - s.cause_window_s - 1e-9 <= a_started < o.t  # its own start came first: its rest is before it
+    t_rest = a_started if own else o.t
     anchor = rest.anchor_at(a, t_rest - 1.0 / fps)
     if anchor is None:
         return None
     c = hist.counter_at(o.t)
-    _, xy = hist.track(a, c - 1, c + 3)
+    tk, xy = hist.track(a, min(c - 1, hist.counter_at(t_rest)), c + 3)
     off = np.nonzero(np.hypot(*(xy - anchor).T) > s.onset_mm)[0]
     if len(off) == 0 or off[0] + 1 >= len(xy):
         return None  # no way out seen, or no sample after it
-    xy = xy[off[0] :]
+    tk, xy = tk[off[0] :], xy[off[0] :]
     out = xy[0] - anchor
     run = float(np.hypot(*out))
     noise = noise_model(s)
@@ -66,13 +67,17 @@ def ran_into_and_back(
     if run >= along:
         return None  # its sample is past o's rest: it ran through, not back
     to_meet = along - float(np.sqrt(max(4 * radius * radius - miss * miss, 0.0)))
-    if gap > 2 * radius and to_meet - run > 2 * radius:
-        return None  # seen far short of touching it: had it run on, the frames would show its way in
+    if gap > 2 * radius:
+        # farther off, its one sample out must be short of touching (one overlapping it is the overlap reading's)
+        # by no more than it ran in a frame since its own start: else the frames would show its way in
+        per_frame = run / max(float(tk[0]) - a_started, 1.0 / fps) / fps if own else 0.0
+        if not 0.0 <= to_meet - run <= per_frame:
+            return None
     meet = anchor + to_meet * way  # touching o's
     if float(np.min(bound.distance(np.linspace(anchor, meet, 40)))) <= radius:
         return None  # a nose or jaw on the way: it may have turned it
     for y in range(len(hist.ids)):
-        p = rest.anchor_at(y, o.t - 1.0 / fps) if y not in (a, o.ball) else None
+        p = rest.anchor_at(y, t_rest - 1.0 / fps) if y not in (a, o.ball) else None
         if p is not None and point_segment_distance(p, anchor, meet) < 2 * radius:
             return None  # another ball on the way: it may have turned it
     back = xy[1] - xy[0]
@@ -80,7 +85,8 @@ def ran_into_and_back(
     sigma = float(np.sqrt(2.0)) * noise(step * fps)
     if step <= 3.0 * sigma or float(np.dot(back, way)) > -_MIN_BACK * step:
         return None  # no clear step back along its way
-    return Rebound(gap, to_o / float(np.hypot(*to_o)), meet, way)
+    centres = o.anchor - meet  # the line of centres where they touched
+    return Rebound(gap, centres / max(float(np.hypot(*centres)), 1e-9), meet, way)
 
 
 def came_back_into(hist: History, s: EventSettings, a: int, t_hit: float, r: Rebound) -> float | None:
