@@ -145,7 +145,24 @@ def took_none(w: Window, x: int, p: Pieces, j: float, impulse: float, sigma: flo
         return False
     for y in range(len(w.hist.ids)):
         other = w.rest.anchor_at(y, t - 1.0 / w.fps) if y != x else None
-        if other is not None and w.table.ball_gap(anchor, other) <= 2 * w.radius:
+        if other is not None and w.table.ball_gap(anchor, other) <= 2 * w.radius and not _left_across(
+                w, y, other, anchor, t):
             return False  # the impulse went on into that ball (a cradle, or a gap closed inside the frame)
     return True
+
+
+def _left_across(w: Window, y: int, rest_y: np.ndarray, rest_x: np.ndarray, t: float) -> bool:
+    """Did ball y, at rest beside x, leave after t more than 60 degrees off the line of centres from x to it? An
+    impulse passed on through x leaves along that line: y was hit from elsewhere (seed-271 frame_free: C passed
+    11 mm from 5 and hit 15, 7 mm beside it; 15 left 65 degrees off the line from 5 and C's kink was read as a
+    hit on 5, which never moved, at 1.0 and as the shot's first contact)."""
+    c = w.hist.counter_at(t)
+    _, xy = w.hist.track(y, c, c + 3)
+    if not len(xy):
+        return False
+    d = xy[-1] - rest_y
+    run, line = float(np.hypot(*d)), rest_y - rest_x
+    if run <= 2 * w.s.onset_mm:
+        return False  # not seen to leave (yet): it may have taken the impulse on
+    return float(np.dot(d, line)) < 0.5 * run * float(np.hypot(*line))
 
