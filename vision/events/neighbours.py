@@ -154,7 +154,7 @@ def took_none(w: Window, x: int, p: Pieces, j: float, impulse: float, sigma: flo
 def _left_across(w: Window, y: int, rest_y: np.ndarray, rest_x: np.ndarray, t: float) -> bool:
     """Did ball y, at rest beside x, leave after t more than 60 degrees off the line of centres from x to it? An
     impulse passed on through x leaves along that line: y was hit from elsewhere (seed-271 frame_free: C passed
-    11 mm from 5 and hit 15, 7 mm beside it; 15 left 65 degrees off the line from 5 and C's kink was read as a
+    11 mm from 5 and hit 15, 7 mm beside it; 15 left 62 degrees off the line from 5 and C's kink was read as a
     hit on 5, which never moved, at 1.0 and as the shot's first contact)."""
     c = w.hist.counter_at(t)
     _, xy = w.hist.track(y, c, c + 3)
