@@ -128,6 +128,7 @@ class CauseLogic(DetectorCore):
             self._driven(o.ball, o.anchor, (t, found.u, o.speed, 0.55))
             t2 = came_back_into(self.hist, self.s, a, t, found)
             if t2 is not None:  # (not asked again of the momentum test, `_returned`)
+                self.came_back = {k: v for k, v in self.came_back.items() if v > t2 - 1.0}  # bounded
                 self.came_back[(o.ball, a)] = t2
                 why = f"{self.ids[a]} came back faster than its spin turns it: {self.ids[o.ball]} came back into it"
                 self._emit(Event(EventType.BALL_CONTACT, t2, 0, 0.6, balls=(self.ids[o.ball], self.ids[a]),

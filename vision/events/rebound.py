@@ -27,7 +27,7 @@ _SLIDE_DECEL_MM_S2 = 2000.0
 
 class Rebound(NamedTuple):
     gap: float  # between the two rest positions, mm
-    u: np.ndarray  # unit line of centres from a's rest to o's
+    u: np.ndarray  # unit line of centres where they touched (a's meeting point to o's rest)
     meet: np.ndarray  # a's centre where it touched o's ball at rest
     way: np.ndarray  # a's unit way out
 
