@@ -189,6 +189,17 @@ def test_a_hanging_ball_read_out_and_back_under_an_arm_had_no_crossing_or_touch(
 
 
 
+def test_a_hanging_ball_judged_a_jump_before_it_was_read_home_then_read_out_and_back_had_no_touch() -> None:
+    # seed-273 hanging_ball_drops_later 0.5-3.0 s (60 fps): 12 hangs in the middle_left mouth (truth: unmoved until
+    # it drops at 7.81 s, after the shot). Under an arm at 1.40 s its track read 10 mm off, was judged a jump a
+    # sample before it was read home, then read 175 mm out (one weak read) and back on its spot within four frames:
+    # a jaw touch of 12 at 1.0, and its later fall counted as potted by the shot (1.23.3)
+    events = _events("hanging_ball_judged_a_jump_before_it_was_read_home_seed273_60fps.npz", 60.0)
+    assert not [e for e in events if "12" in e.agents and e.type is not EventType.SHOT_END]
+    assert [(e.type, e.ball) for e in events if e.type is EventType.SHOT_START] == [(EventType.SHOT_START, "C")]
+    assert any(e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"C", "1"} for e in events)
+
+
 def test_a_wandered_track_whose_ball_drops_before_it_rests_again_ends_its_quiet_span_there() -> None:
     # the same stretch, with 12 dropping into its pocket at 2.25 s, back on its spot and before the motion record
     # called it at rest: the span in which nothing of 12 is reported ends at its last sample, not never

@@ -89,6 +89,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.kicked: dict[int, float] = {}  # per ball: time it was last struck while moving
         self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
         self.voids: dict[int, tuple[float, float]] = {}  # per ball: a span its track only wandered in
+        self.unhomed: dict[int, tuple[Onset, float]] = {}  # per ball: a jump of its track, not yet back home
         self._jump_memo: dict[tuple[int, int], bool] = {}  # decided jump verdicts of pending onsets
         self.last_stops: dict[int, Stop] = {}  # per ball: its last stop (a jump may be judged after it)
         # balls found at rest elsewhere after a jump, to judge, with where they rested before (`_moved_unseen`)
@@ -396,6 +397,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 self._touch(tc)
         self.last_stops[st.ball] = st
         self._close_void(st)
+        self._home_after_jump(st)
         self._moved_unseen(st)
         self.lines_out(self.lines.on_rest(self.hist, st.ball, st.anchor, n))
         self.pots.on_rest(st.ball, st.anchor)

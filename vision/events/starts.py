@@ -58,7 +58,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
 
         def _kicks(self, m: int) -> None: ...
 
-        def _void_excursion(self, o: Onset, stop: Stop | None) -> None: ...
+        def _after_jump(self, o: Onset, stop: Stop | None) -> None: ...
 
         def _moved_unseen(self, st: Stop) -> None: ...
 
@@ -93,9 +93,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                 if self.started[o.ball] == o.t:
                     self.started[o.ball] = -np.inf
                 stop = self.last_stops.get(o.ball)
-                if self._seen_home(o):
-                    self._void_excursion(o, stop)
-                    self.lines.on_start(o.ball, o.anchor)  # its sides stand as they were at rest
+                self._after_jump(o, stop)  # back home: no motion; on its way: held until it rests
                 if stop is not None and stop.since == o.t:
                     self._moved_unseen(stop)  # at rest again before the jump was judged
             elif final or len(self.hist.track(o.ball, o.n_first, self.hist.newest)[0]) >= 2:
