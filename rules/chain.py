@@ -10,7 +10,7 @@ positions, whatever the vision layer reported.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from rules.events import Event, EventType, Line
@@ -32,6 +32,8 @@ class Token:
     origin: str
     cushion: str | None = None
     event: Event | None = None  # the rebound or crossing that created it
+    # the contacts that passed it on to the ball holding it, in order: a chain that completes with it rests on them
+    via: tuple[Event, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -171,13 +173,15 @@ def judge_chain(
             res.legal, res.clause, res.text = True, clause, text
             if tok is not None and tok.event is not None:
                 res.rests_on.append(tok.event)
+            if tok is not None:
+                res.rests_on.extend(tok.via)  # a doubtful contact that passed the token decides the chain too
             res.rests_on.append(e)
             if tok is not None and ball is not None:
                 res.order_review.extend(out_of_order.get((ball, toks.key(tok)), []))
 
-    def give(giver: str, taker: str, tok: Token) -> bool:
-        """Pass a token on; one that reached the giver against the reported order stays marked so."""
-        if not toks.add(taker, tok):
+    def give(giver: str, taker: str, tok: Token, contact: Event) -> bool:
+        """Pass a token on through a contact; one that reached the giver against the reported order stays marked so."""
+        if not toks.add(taker, replace(tok, via=(*tok.via, contact))):
             return False
         doubt = out_of_order.get((giver, toks.key(tok)))
         if doubt is not None:
@@ -202,7 +206,7 @@ def judge_chain(
                     for tok in toks.of(giver):
                         if tok.event is not None and tok.event.t > t0:
                             continue
-                        if give(giver, taker, tok):
+                        if give(giver, taker, tok, c):
                             changed = True
                             out_of_order.setdefault((taker, toks.key(tok)), list(instant))
 
@@ -267,9 +271,9 @@ def judge_chain(
                         f"{fi.cushion} cushion ({clause})", e, qualifying, hitter)
             ta, tb = toks.of(a), toks.of(b)
             for tok in tb:
-                give(b, a, tok)
+                give(b, a, tok, e)
             for tok in ta:
-                give(a, b, tok)
+                give(a, b, tok, e)
             pass_through_instant(e)
             # Note 2, declared case: a ball declared frozen to S hands cushion(S) to the ball that hits it.
             for hitter, target in ((a, b), (b, a)):

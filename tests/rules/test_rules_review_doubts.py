@@ -89,3 +89,17 @@ def test_a_doubt_that_decides_a_forced_draw_is_flagged() -> None:
         lb.add("choose", option="play")
     v = judge_log(parse_log(lb.rows), table=TABLE).verdicts[-1]
     assert not v.legal and v.review.flag and any("C-7" in r for r in v.review.reasons), v.review.reasons
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("conf", [0.3, 0.9])
+def test_a_doubtful_contact_that_passed_the_token_on_is_flagged(game: str, conf: float) -> None:
+    """7 off the rear cushion drove 3 to the front one (1.20(2b)) only through the doubtful 7-3: without it 3's
+    touch completes no chain (a foul of 1.20). The chain rests on the contact that passed the token on, not only on
+    the rebound and the touch at its ends (seed-227 frame_dynamic 140.45 s: 14 off its cushion back into 1, 1 into C,
+    C to the front cushion; the doubt on the contacts in between was never weighed)."""
+    rows = _mark(play_rows(game, [("contact", "C", "7"), ("cushion", "7", "rear"), ("contact", "7", "3", conf),
+                                  ("cushion", "3", "front")]), 1, margin_mm=1.1)
+    v = judge_one(rows)
+    assert v.legal and v.chain is not None and v.chain.endswith("(1.20(2b))"), v.explanation
+    assert v.review.flag and any("7-3" in r for r in v.review.reasons), v.review.reasons
