@@ -128,7 +128,9 @@ def read_frames(
             status.error = "no video stream"
             return
         stream = container.streams.video[0]
-        if threads:
+        if threads or raw_fps is not None:
+            # a rebuilt raw stream is a damaged one: frame threading conceals its missing references differently
+            # from run to run (a resumed read gave other pictures, 1 run in 16 under load); slices decode alike
             stream.thread_type = "SLICE"
             stream.codec_context.thread_count = threads
         else:
