@@ -23,8 +23,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bench.gaps import GapRow, format_summary, rest_gaps
 from bench.gaps import summary as gap_summary
+from bench.unseen import SUB_NOISE_MM, diff_time, split, unseen_touches
 
 DEFAULT_DIR = Path("out/bench-cases/verdicts")
 SAMPLES = Path("sample_videos")
@@ -82,9 +85,12 @@ def run_case(case: Path, out: Path) -> dict[str, Any]:
     elapsed = time.perf_counter() - t0
     va = compare_verdicts(inputs, truth, found, game, table)
     ev = match_events(truth, found)
+    npz = case / "truth.npz"
+    touches = unseen_touches(truth, np.load(npz)["pos_mm"], meta["ids"]) if npz.exists() else []
+    unseen, unseen_wrong = split(touches, va.diffs)
     return {"case": case.name, "shots": va.shots, "agree": va.agree, "carried": va.agree_carried, "diffs": va.diffs,
-            "flagged": va.flagged, "wrong_flagged": va.wrong_flagged,
-            "events": ev, "frames": frames, "seconds": elapsed, "error": error,
+            "flagged": va.flagged, "wrong_flagged": va.wrong_flagged, "unseen": unseen, "unseen_wrong": unseen_wrong,
+            "touches": touches, "events": ev, "frames": frames, "seconds": elapsed, "error": error,
             "gaps": rest_gaps(case.name, truth, found, table)}
 
 
@@ -113,6 +119,8 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
         totals["carried"] += r["carried"]
         totals["flagged"] += r["flagged"]
         totals["wrong_flagged"] += r["wrong_flagged"]
+        totals["unseen"] += r["unseen"]
+        totals["unseen_wrong"] += r["unseen_wrong"]
         gaps += r.pop("gaps")
         for etype, c in r["events"].items():
             events.setdefault(etype, Counter()).update(c)
@@ -122,7 +130,9 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
                   f"{r['frames'] / max(r['seconds'], 1e-9):6.1f} fps" + (f"  ERROR {r['error']}" if r["error"]
                                                                           else ""), flush=True)
             for d in r["diffs"]:
-                print(f"    {d}")
+                why = [u for u in r["touches"] if abs(u.shot_t - (diff_time(d) or -1.0)) <= 0.006]
+                print(f"    {d}" + "".join(f" [truth: ball {u.ball} touched by hand, moved {u.moved_mm:.2f} mm]"
+                                          for u in why))
     agreement = totals["agree"] / totals["shots"] if totals["shots"] else 0.0
     ev_summary = {
         k: {"recall": c["tp"] / max(c["tp"] + c["fn"], 1), "precision": c["tp"] / max(c["tp"] + c["fp"], 1)}
@@ -131,6 +141,7 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
     carried = totals["carried"] / totals["shots"] if totals["shots"] else 0.0
     gap_figures = gap_summary(gaps)
     out = {"set": str(root), "cases": len(cases), "shots": totals["shots"], "agree": totals["agree"],
+           "unseen_touch_shots": totals["unseen"], "unseen_touch_wrong": totals["unseen_wrong"],
            "agreement": agreement, "agreement_carried": carried, "target": TARGET, "events": ev_summary,
            "gaps": gap_figures, **review_figures(totals["shots"], totals["agree"], totals["flagged"],
                                                   totals["wrong_flagged"])}
@@ -140,6 +151,12 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
               f"shots; {totals['carried']}/{totals['shots']} = {carried:.1%} when the pipeline's errors carry "
               "into later shots ---")
         print(f"    {review_line(out)}")
+        if totals["unseen"]:
+            kept = totals["shots"] - totals["unseen"]
+            agree_kept = totals["agree"] - (totals["unseen"] - totals["unseen_wrong"])
+            print(f"    {totals['unseen']} shots rest on a hand's touch that moved its ball less than {SUB_NOISE_MM:g} "
+                  f"mm (no camera sees it: bench.unseen), {totals['unseen_wrong']} of them judged otherwise; leaving "
+                  f"them out: {agree_kept}/{kept} = {agree_kept / max(kept, 1):.1%}")
         for k, v in ev_summary.items():
             print(f"    events {k:13s} recall {v['recall']:.1%}  precision {v['precision']:.1%}")
         for line in format_summary(gap_figures):
