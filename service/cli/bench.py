@@ -125,6 +125,7 @@ ROWS: dict[str, tuple[Row, ...]] = {
     "verdicts": (
         Row("agreement", "verdict agreement", "pct", ">= 98 %", lambda v: v >= 0.98),
         Row("agreement_carried", "... errors carried into later shots", "pct"),
+        Row("agreement_seen", "... leaving out touches no camera sees", "pct"),
         Row("flagged_share", "shots marked for the referee's review", "pct"),
         Row("wrong_flagged_share", "wrong verdicts among them", "pct", "100 %", lambda v: v >= 0.9995),
         Row("gaps.ball.rms_mm", "rest gaps of close balls, RMS", "{:.2f} mm"),
