@@ -140,10 +140,12 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
     }
     carried = totals["carried"] / totals["shots"] if totals["shots"] else 0.0
     gap_figures = gap_summary(gaps)
+    # leaving out the shots that rest on a touch no camera sees (bench.unseen), and the agreements among them
+    kept = totals["shots"] - totals["unseen"]
+    agree_kept = totals["agree"] - (totals["unseen"] - totals["unseen_wrong"])
     out = {"set": str(root), "cases": len(cases), "shots": totals["shots"], "agree": totals["agree"],
            "unseen_touch_shots": totals["unseen"], "unseen_touch_wrong": totals["unseen_wrong"],
-           "agreement_seen": (totals["agree"] - totals["unseen"] + totals["unseen_wrong"])
-           / max(totals["shots"] - totals["unseen"], 1),
+           "agreement_seen": agree_kept / max(kept, 1),
            "agreement": agreement, "agreement_carried": carried, "target": TARGET, "events": ev_summary,
            "gaps": gap_figures, **review_figures(totals["shots"], totals["agree"], totals["flagged"],
                                                   totals["wrong_flagged"])}
@@ -154,8 +156,6 @@ def run(cases_dir: Path | None = None, size: tuple[int, int] = (1920, 1080), fps
               "into later shots ---")
         print(f"    {review_line(out)}")
         if totals["unseen"]:
-            kept = totals["shots"] - totals["unseen"]
-            agree_kept = totals["agree"] - (totals["unseen"] - totals["unseen_wrong"])  # = agreement_seen's
             print(f"    {totals['unseen']} shots rest on a hand's touch that moved its ball less than {SUB_NOISE_MM:g} "
                   f"mm (no camera sees it: bench.unseen), {totals['unseen_wrong']} of them judged otherwise; leaving "
                   f"them out: {agree_kept}/{kept} = {agree_kept / max(kept, 1):.1%}")

@@ -91,6 +91,7 @@ class OutputLogic:
         t1 = self._void_end(stop, t0) if stop is not None and stop.since == o.t else np.inf
         self.voids[o.ball] = (t0, t1)
         self.out = [e for e in self.out if not self._voided(e)]
+        self.lines.on_start(o.ball, o.anchor)  # its sides stand as they were at rest
 
     def _after_jump(self, o: Onset, stop: Stop | None) -> None:
         """A start judged a jump of the tracked centre. Its ball seen back on its rest: the excursion is void. Not yet
@@ -100,7 +101,6 @@ class OutputLogic:
         touch, and its fall after the shot counted as potted by it, 1.23.3)."""
         if self._seen_home(o):
             self._void_excursion(o, stop)
-            self.lines.on_start(o.ball, o.anchor)  # its sides stand as they were at rest
         elif stop is None or stop.since != o.t:
             self.unhomed[o.ball] = (o, self.now)
 
@@ -114,7 +114,6 @@ class OutputLogic:
         o = held[0]
         if float(np.hypot(*(st.anchor - o.anchor))) <= self.s.onset_mm:
             self._void_excursion(o, st)
-            self.lines.on_start(o.ball, o.anchor)
 
     def _voided(self, ev: Event) -> bool:
         if ev.type not in _VOIDED:
@@ -229,9 +228,10 @@ class OutputLogic:
             # a potted ball's last crossing, read when the line test reaches its pot, falls within the piece it reads
             pending += [self.hist.time(max(n - 2 * self.lines.hw, self.hist.oldest)) for _, n, _ in self.lines.going]
             pending += [st.since for st, _ in self.moved]  # found elsewhere after a jump: judged later
-            self.unhomed = {b: (o, t) for b, (o, t) in self.unhomed.items()
-                            if self.now - t < _HOME_WAIT_S and self.motion.status(b) is Motion.MOVING}
-            pending += [self._last_rest_sample(o) for o, _ in self.unhomed.values()]  # jumped, not yet home
+            if self.unhomed:  # jumped, not yet home: held while it may still come back (rare)
+                self.unhomed = {b: (o, t) for b, (o, t) in self.unhomed.items()
+                                if self.now - t < _HOME_WAIT_S and self.motion.status(b) is Motion.MOVING}
+                pending += [self._last_rest_sample(o) for o, _ in self.unhomed.values()]
             if pending:
                 mark = min(mark, min(pending) - 1e-6)
         self._order_chain()
