@@ -56,6 +56,8 @@ class CauseLogic(DetectorCore):
 
         def _run(self, o: Onset, final: bool) -> tuple[bool, RunFit | None]: ...
 
+        def _cause_at_home(self, a: int, o: Onset, last_hit: float) -> bool | None: ...
+
     def _contact_by_overlap(self, a: int, o: Onset, gap: float) -> None:
         """A ball that set off at o's ball as it started and whose sample lies within touching distance of it
         hit it, though neither track proves when (its samples around the hit were missed): a contact at o's
@@ -237,6 +239,9 @@ class CauseLogic(DetectorCore):
         c_here = self.hist.counter_at(t)
         for a in range(len(self.ids)):
             if a in members or self.motion.status(a) is Motion.GONE:
+                continue
+            if (home := self._cause_at_home(a, o, float(self.last_hit[a]))) is not None:
+                caused = caused or home  # its track only wandered off its rest, where it stood all along
                 continue
             if t - self.jumps.get(a, -np.inf) <= RESUME_S and self.motion.anchor_at(a, t) is None:
                 continue  # its track jumped: it is no ball running into this one

@@ -89,6 +89,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.kicked: dict[int, float] = {}  # per ball: time it was last struck while moving
         self.jumps: dict[int, float] = {}  # per ball: time of its last start that was a jump of the track
         self.voids: dict[int, tuple[float, float]] = {}  # per ball: a span its track only wandered in
+        self.void_homes: dict[int, np.ndarray] = {}  # per ball with a void: the rest it stood on all along
         self.unhomed: dict[int, tuple[Onset, float]] = {}  # per ball: a jump of its track, not yet back home
         self._jump_memo: dict[tuple[int, int], bool] = {}  # decided jump verdicts of pending onsets
         self.last_stops: dict[int, Stop] = {}  # per ball: its last stop (a jump may be judged after it)
@@ -179,7 +180,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.lines_out(self.lines.update(h, m, moving, kinks))
 
     def _contact(self, c: Contact) -> bool:
-        if self._voided_at(c.a, c.t) or self._voided_at(c.b, c.t):
+        if self.voids and self._void_hides(c.a, c.b, c.t, c.confidence):
             return False  # read off a track that only wandered (`_void_excursion`): no state of it kept either
         key = (min(c.a, c.b), max(c.a, c.b))
         # against the pair's recent contacts, not only its last: found out of time order (seed-103 frame_free: 2-12
