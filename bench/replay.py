@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from service.pipeline.compare import diff_shot
 from vision.types import BallStates
 
 ROOT = Path("out/replay")
@@ -120,15 +120,15 @@ def dump_diffs(case: Path, diffs: list[str], found: list[Any], margin_s: float =
     starts = [e.t for e in truth if e.type is EventType.SHOT_START]
     ends = [e.t for e in truth if e.type is EventType.SHOT_END]
     for d in diffs:
-        m = re.match(r"shot (\d+) at ([0-9.]+) s", d)
-        if not m:
+        shot = diff_shot(d)
+        if shot is None:
             continue
-        t0 = float(m.group(2))
+        t0 = t_shot = shot[1]
         before = [t for t in ends if t < t0 - 0.15]
         t0 = min(t0, before[-1] + margin_s) if before else 0.0
-        later = [t for t in starts if t > float(m.group(2)) + 0.15]
+        later = [t for t in starts if t > t_shot + 0.15]
         t1 = later[0] if later else float("inf")
-        print(f"  --- {case.name} shot {m.group(1)} [{t0 - margin_s:.2f}, {t1 + margin_s:.2f}) s")
+        print(f"  --- {case.name} shot {shot[0]} [{t0 - margin_s:.2f}, {t1 + margin_s:.2f}) s")
         for label, evs in (("truth", truth), ("found", found)):
             for e in evs:
                 if t0 - margin_s <= e.t < t1 + margin_s:

@@ -10,13 +10,13 @@ on one and prints its agreement with and without them; the headline keeps them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from rules.events import Event, EventType
+from service.pipeline.compare import diff_shot
 
 SUB_NOISE_MM = 1.0
 
@@ -54,8 +54,8 @@ def unseen_touches(truth: Sequence[Event], pos_mm: np.ndarray, ids: Sequence[str
 
 def diff_time(diff: str) -> float | None:
     """The truth shot's start time in a verdict diff line ("shot N at T s: ...")."""
-    m = re.match(r"shot \d+ at ([0-9.]+) s", diff)
-    return float(m.group(1)) if m else None
+    shot = diff_shot(diff)
+    return shot[1] if shot else None
 
 
 def split(touches: Sequence[UnseenTouch], diffs: Sequence[str]) -> tuple[int, int]:

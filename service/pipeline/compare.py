@@ -7,6 +7,7 @@ engine and the same referee inputs, so it measures what vision changes, not the 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -166,6 +167,12 @@ def compare_verdicts(
             res.diffs.append(f"shot {v.shot} at {v.t:.2f} s: truth {_describe(v)}, pipeline "
                              f"{_describe(alone[0] if alone else None)}{extra}")
     return res
+
+
+def diff_shot(diff: str) -> tuple[int, float] | None:
+    """(truth shot number, its start time) of a diff line `compare` writes ("shot N at T s: ..."), else None."""
+    m = re.match(r"shot (\d+) at ([0-9.]+) s", diff)
+    return (int(m.group(1)), float(m.group(2))) if m else None
 
 
 def _judge_alone(inputs: list[dict[str, Any]], truth: Sequence[Event], found: Sequence[Event], game: str,

@@ -10,7 +10,7 @@ import pytest
 
 from calibration.table import Table, TableSpec
 from rules.events import Event, EventType
-from service.pipeline.compare import compare_verdicts, judge_events, truth_inputs
+from service.pipeline.compare import compare_verdicts, diff_shot, judge_events, truth_inputs
 
 CASE = Path(__file__).resolve().parents[2] / "sample_videos" / "frame_free"
 
@@ -42,6 +42,9 @@ def test_a_missed_contact_costs_its_own_shot_only(frame: tuple[list[Event], list
     assert res.agree == res.shots - 1  # judged after the truth's own first shot, every later shot agrees
     assert res.agree_carried <= res.agree
     assert len(res.diffs) == 1 and res.diffs[0].startswith("shot 2 ")
+    shot = diff_shot(res.diffs[0])  # what the benches read back off the line (the shot and its start)
+    assert shot is not None and shot[0] == 2 and abs(shot[1] - s2) < 0.006
+    assert diff_shot("no shot here") is None
 
 
 def test_an_extra_shot_start_inside_a_shot_is_a_disagreement(frame: tuple[list[Event], list[dict], Table]) -> None:
