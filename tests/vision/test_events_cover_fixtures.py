@@ -327,3 +327,29 @@ def test_a_ball_hit_while_its_centre_wandered_under_the_striker_still_passed_the
         assert all(abs(e.t - t_hit) < 0.01 for e in contacts)
         assert not [e for e in events if e.type is EventType.BALL_CONTACT and t_hit < e.t < t_hit + wander[1]
                     and e.confidence < 0.5]
+
+
+def test_a_ball_rolling_past_a_wandering_centre_did_not_hit_it() -> None:
+    # an independent review of the reading above, in its first form (a contact of the wandering ball kept wherever
+    # the other ball passed within the contact gate of its rest): C rolls past 5, 8 or 11 mm short of touching it,
+    # 5's centre pulled 15 mm towards C's path as it passes. C's own track shows no hit: no contact (a foul)
+    fps, R = 60.0, Table.load().ball_radius
+    t = np.arange(int(4.0 * fps)) / fps
+    p5, v, decel = np.array([400.0, 200.0]), 1500.0, 562.5
+    for gap, seed in ((8.0, 3), (11.0, 3), (5.0, 4)):
+        pos = np.zeros((len(t), 2, 2))
+        pos[:, 1] = p5
+        run = np.clip(t - 1.5, 0.0, v / (2 * decel))
+        pos[:, 0, 0], pos[:, 0, 1] = 100.0 + v * run - decel * run * run, p5[1] - 2 * R - gap
+        t_pass = t[np.argmin(np.abs(pos[:, 0, 0] - p5[0]))]
+        state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
+        state[(t > 1.5) & (t < 1.5 + v / (2 * decel)), 0] = BallState.MOVING
+        states = noisy_states(t, pos, state, ("C", "5"), NoiseModel(0.7, 1.5, 0.0, seed))
+        for i, st in enumerate(states):
+            if abs(st.t - t_pass) < 0.05:
+                xy, conf = st.xy_mm.copy(), st.confidence.copy()
+                xy[1], conf[1] = p5 + np.array([-5.0, -15.0]) + np.random.default_rng(i).normal(0.0, 0.7, 2), 0.3
+                states[i] = replace(st, xy_mm=xy, confidence=conf)
+        events = detect_events(Table.load(), fps, states, event_settings())
+        assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"], events
+        assert not [e for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5], events

@@ -56,7 +56,7 @@ class CauseLogic(DetectorCore):
 
         def _run(self, o: Onset, final: bool) -> tuple[bool, RunFit | None]: ...
 
-        def _cause_at_home(self, a: int, o: Onset, last_hit: float) -> bool | None: ...
+        def _cause_at_home(self, a: int, o: Onset) -> bool | None: ...
 
     def _contact_by_overlap(self, a: int, o: Onset, gap: float) -> None:
         """A ball that set off at o's ball as it started and whose sample lies within touching distance of it
@@ -240,7 +240,7 @@ class CauseLogic(DetectorCore):
         for a in range(len(self.ids)):
             if a in members or self.motion.status(a) is Motion.GONE:
                 continue
-            if (home := self._cause_at_home(a, o, float(self.last_hit[a]))) is not None:
+            if (home := self._cause_at_home(a, o)) is not None:
                 caused = caused or home  # its track only wandered off its rest, where it stood all along
                 continue
             if t - self.jumps.get(a, -np.inf) <= RESUME_S and self.motion.anchor_at(a, t) is None:

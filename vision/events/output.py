@@ -17,6 +17,7 @@ from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop
 from vision.events.settings import EventSettings
+from vision.events.wander import ran_into
 
 _TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
 _CLUSTER_WAIT_S = 0.2
@@ -51,6 +52,8 @@ class OutputLogic:
     voids: dict[int, tuple[float, float]]  # per ball: a span its track only wandered in (`_void_excursion`)
     void_homes: dict[int, np.ndarray]  # per ball with a void: the rest it stood on all along
     R: float
+    W: int  # samples fitted before a kink
+    D: int  # ... and after it
     # per ball: a start judged a jump of the track, its ball not yet back on its rest, and when it was judged
     unhomed: dict[int, tuple[Onset, float]]
 
@@ -135,34 +138,33 @@ class OutputLogic:
         return any(self._voided_at(ids.index(b), ev.t - slack) for b in ev.agents if b in ids)
 
     def _void_hides(self, x: int, y: int, t: float, confidence: float) -> bool:
-        """Is a contact of x and y at t void? Where either ball's track only wandered then, unless it is asserted
-        and the other one's own track ran within touching of its rest: the wandering ball stood there all along, so
-        that contact was real whatever its centre was read as (an independent review: 5 frozen to 6, its centre
-        read 25 mm off under C's merged blob as C hit it, lost C's hit and 5-6, a foul for no contact). A near
-        miss for review rests on the millimetres of the wandering centre: void."""
+        """Is a contact of x and y at t void? Where either ball's track only wandered then, unless it is asserted and
+        the other one's own track shows the hit (`_hit_at_home`): the wandering ball stood on its rest all along, so
+        such a contact was real whatever its centre was read as (an independent review: 5 frozen to 6, read 25 mm
+        off under C's merged blob as C hit it, lost C-5 and 5-6, a foul for no contact). A contact for review, or one
+        the other track does not show (a ball rolling past it, near), rests on the wandering centre: void."""
         for a, b in ((x, y), (y, x)):
             if self._voided_at(a, t) and (
-                confidence < 0.5 or self._voided_at(b, t) or not self._ran_at_home(b, a, t)
+                confidence < 0.5 or self._voided_at(b, t) or not self._hit_at_home(a, b, t)
             ):
                 return True
         return False
 
-    def _ran_at_home(self, b: int, a: int, t: float) -> bool:
-        """Did ball b's track (its samples a frame either side of t, joined) come within the contact gate of
-        touching ball a at a's rest? The chord across a hit cuts the corner of the kink by a share of one step."""
-        home = self.void_homes.get(a)
-        n = self.hist.counter_at(t)
-        ts, xy = self.hist.track(b, max(n - 1, self.hist.oldest), min(n + 2, self.hist.newest))
-        if home is None or not len(ts):
+    def _hit_at_home(self, a: int, b: int, t: float) -> bool:
+        """Does ball b's own track show a hit at about t on ball a standing at its rest (`wander.ran_into`): b ran
+        into it and was turned away, or b was sent away from it as another ball ran into it (a cradle)?"""
+        home = self._home_of(a, t)
+        if home is None:
             return False
-        if len(ts) == 1:
-            d = float(np.hypot(*(xy[0] - home)))
-        else:
-            p, q = xy[:-1], xy[1:]
-            seg = q - p
-            k = np.clip(np.einsum("ij,ij->i", home - p, seg) / np.maximum(np.einsum("ij,ij->i", seg, seg), 1e-9), 0, 1)
-            d = float(np.min(np.hypot(*(p + k[:, None] * seg - home).T)))
-        return d - 2 * self.R <= self.s.contact_gate_mm
+        ran_in, away = ran_into(self.hist, self.s, b, home, t, self.R, self.W, self.D)
+        return ran_in or (away and self._struck_at_home(a, home, t, (a, b)))
+
+    def _struck_at_home(self, a: int, home: np.ndarray, t: float, but: tuple[int, ...]) -> bool:
+        """Did a ball other than `but`, not wandering itself, run into ball a standing at `home` at about t?"""
+        return any(
+            ran_into(self.hist, self.s, c, home, t, self.R, self.W, self.D)[0]
+            for c in range(len(self.hist.ids)) if c not in but and not self._voided_at(c, t)
+        )
 
     def _home_of(self, a: int, t: float) -> np.ndarray | None:
         """Where ball a stood at t if its track then only wandered off its rest (a jump not yet back home, or a
@@ -172,18 +174,21 @@ class OutputLogic:
             return held[0].anchor
         return self.void_homes.get(a) if self._voided_at(a, t) else None
 
-    def _cause_at_home(self, a: int, o: Onset, last_hit: float) -> bool | None:
-        """None unless ball a's track only wandered off its rest at o's start (`_home_of`); then whether a, hit a
-        moment before, passed the hit on to o's ball touching that rest (a cradle), reported at a's hit for review."""
+    def _cause_at_home(self, a: int, o: Onset) -> bool | None:
+        """None unless ball a's track only wandered off its rest at o's start (`_home_of`); then whether another
+        ball ran into a there as o's ball, touching that rest, started (a cradle: the hit passed through a),
+        reported at o's start for review. Read off the striker's own track, not off a contact found before: one
+        hidden at the hit is read later (an independent review)."""
         home = self._home_of(a, o.t)
         if home is None:
             return None
-        if abs(last_hit - o.t) > self.s.cause_window_s or float(np.hypot(*(home - o.anchor))) - 2 * self.R > \
-                self.s.touch_tol_mm:
+        if float(np.hypot(*(home - o.anchor))) - 2 * self.R > self.s.touch_tol_mm or not self._struck_at_home(
+            a, home, o.t, (a, o.ball)
+        ):
             return False
         ids = self.hist.ids
         why = f"{ids[a]} stood touching {ids[o.ball]} (its track read off its rest) and was hit as it started"
-        self._review_contact(a, o.ball, last_hit, 0.55, {"why": why, "cluster": True})
+        self._review_contact(a, o.ball, o.t, 0.55, {"why": why, "cluster": True})
         return True
 
     def _voided_at(self, b: int, t: float) -> bool:
