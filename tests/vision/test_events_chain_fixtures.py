@@ -226,3 +226,14 @@ def test_a_stun_into_a_ball_that_hits_two_others_at_once_is_a_stroke_not_caused_
             and 42.6 <= e.t <= 42.75]
     assert hits[0] == frozenset({"C", "15"})
     assert {frozenset({"15", "5"}), frozenset({"15", "6"})} <= set(hits)
+
+
+def test_a_pack_ball_the_tracker_saw_leave_late_was_hit_by_the_break_not_struck() -> None:
+    # seed-287 break under blue cloth (a look the team never tuned on), 1.0-3.6 s (60 fps): C breaks the rack at
+    # 2.38 s; the pack's momentum solve proves 6-8 and 4-5 then, but the motion record saw 8 leave only 0.1 s later
+    # and 5 later still: 8's start went uncaused, and 5, touching behind it, was taken for a ball struck into it,
+    # a second stroke and a 1.14.2 foul. The solve read their velocities off their own tracks: they moved since
+    states = recorded_states(DATA / "pack_ball_seen_to_leave_late_blue_cloth_seed287_60fps.npz")
+    events = detect_events(Table.load(), 60.0, states, event_settings())
+    assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"]
+    assert not [e for e in events if e.type is EventType.BALL_DISTURBED]

@@ -118,6 +118,7 @@ class ClusterLogic:
     caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, when no contact was proven
     first_hit_t: float
     behind: set[int]  # ids of pending onsets taken as the struck ball behind a group (`_struck_behind`)
+    pack_hit: dict[int, tuple[float, np.ndarray]]  # per ball: when a pack's solve proved it hit, its velocity then
 
     def _emit(self, ev: Event) -> None:
         raise NotImplementedError
@@ -457,7 +458,19 @@ class ClusterLogic:
             extra = {"cluster": True, "pack": pack}
             balls = (self.ids[x], self.ids[y])
             self._emit(Event(EventType.BALL_CONTACT, t_src, 0, round(conf, 4), balls=balls, extra=extra))
+        self.pack_hit.update({x: (t_src, dv[x][0]) for x in proven if x in dv})
         return proven
+
+    def _pack_moved(self, o: Onset) -> bool:
+        """Did a pack's momentum solve prove o's ball hit before its start, its velocity then the way it left, and
+        its start come no later than that speed takes it `onset_mm` off its rest plus the look-ahead and the cause
+        window? The solve read that velocity off its own track: it was moving since, however late the motion
+        record saw it leave (blue cloth, seed-287 break: 8 seen to leave 0.1 s after the rack was hit, uncaused, so
+        5 behind it was taken for a second stroke, 1.14.2)."""
+        t_hit, v = self.pack_hit.get(o.ball, (np.inf, np.zeros(2)))
+        speed = float(np.hypot(*v))
+        lag = self.s.onset_mm / max(speed, 1e-9) + self.D / self.fps + self.s.cause_window_s
+        return t_hit <= o.t <= t_hit + lag and float(np.dot(v, o.fit.v)) > 0.0
 
     def _struck_late(self, x: int, members: set[int], anchors: dict[int, np.ndarray], t_src: float,
                      pos: dict[int, np.ndarray], edges: list[Edge]) -> None:

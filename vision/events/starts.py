@@ -58,6 +58,8 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
 
         def _kicks(self, m: int) -> None: ...
 
+        def _pack_moved(self, o: Onset) -> bool: ...
+
         def _after_jump(self, o: Onset, stop: Stop | None) -> None: ...
 
         def _moved_unseen(self, st: Stop) -> None: ...
@@ -318,7 +320,7 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                 self.started[o.ball] = -np.inf
                 self.wobbled.add(id(o))
             return True
-        caused = [self._caused(o, group) for o in group]
+        caused = [self._caused(o, group) or self._pack_moved(o) for o in group]
         if all(caused):
             if len(group) > 1:
                 # touching balls set moving together from outside: the links between them are contacts too (a
