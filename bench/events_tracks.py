@@ -47,9 +47,9 @@ def noisy_states(
     sigma = nm.sigma_rest_mm + (nm.sigma_moving_mm - nm.sigma_rest_mm) * np.clip(speed / 500.0, 0.0, 1.0)
     meas = xy + rng.normal(size=xy.shape) * sigma[..., None]
     on = np.isin(state, [BallState.STATIONARY, BallState.MOVING]) & np.isfinite(xy).all(axis=-1)
-    if visible is not None:
-        on &= visible.astype(bool)
     miss = rng.random(on.shape) < nm.p_miss
+    if visible is not None:  # out of view: HIDDEN at its last position, as a random miss (not its truth state)
+        miss |= ~visible.astype(bool)
     out = []
     last = np.full((len(ids), 2), np.nan)
     for f in range(f_count):

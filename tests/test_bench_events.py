@@ -72,3 +72,20 @@ def test_at_mouth_picks_centre_crossings_at_a_middle_pocket_pot_only() -> None:
              pot(3.0004, "8", "corner_front_left"), pot(4.4716, "6", "middle_right"), pot(4.4730, "9", "middle_right"),
              pot(5.0, "10", "middle_left")]
     assert at_mouth(truth) == [at]
+
+
+def test_noisy_states_hide_a_ball_out_of_view_at_its_last_position() -> None:
+    # as the tracker reports a ball it cannot see (HIDDEN, last position kept); it kept its truth state (MOVING) and
+    # its last position before, so a detector read a ball held still while it moved
+    from bench.events_tracks import NoiseModel, noisy_states
+    from vision.types import BallState
+
+    t = np.arange(6) / 60.0
+    pos = np.zeros((6, 1, 2))
+    pos[:, 0, 0] = 1000.0 * t
+    state = np.full((6, 1), BallState.MOVING, dtype=np.int8)
+    vis = np.ones((6, 1), bool)
+    vis[2:4] = False
+    out = noisy_states(t, pos, state, ("C",), NoiseModel(0.0, 0.0, 0.0, 1), visible=vis)
+    assert [int(s.state[0]) for s in out] == [BallState.MOVING] * 2 + [BallState.HIDDEN] * 2 + [BallState.MOVING] * 2
+    assert out[3].xy_mm[0, 0] == out[1].xy_mm[0, 0] and out[4].xy_mm[0, 0] > out[1].xy_mm[0, 0]

@@ -7,6 +7,7 @@ a guard: a stretch where a draft of a reading raised a false event.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from pathlib import Path
 
@@ -290,9 +291,10 @@ def test_a_ball_whose_centre_wandered_under_a_hand_before_the_stroke_is_still_hi
     assert len(hits) == 1 and hits[0].confidence >= 0.5 and abs(hits[0].t - t_hit) < 0.01, events
 
 
-def _cradle(wander: tuple[float, float], dy: float, seed: int) -> tuple[float, list[Event]]:
+def _cradle(wander: tuple[float, float], dy: float, seed: int, hidden: int = 0) -> tuple[float, list[Event]]:
     """C run at 1.5 m/s into 5, frozen to 6 beyond it (a cradle: C stops, 5 stays, 6 leaves); 5's centre read `dy`
-    mm off its spot (weak reads, as a merged blob pulls it) over `wander` s about the hit, then home again."""
+    mm off its spot (weak reads, as a merged blob pulls it) over `wander` s about the hit, then home again; C unseen
+    for `hidden` frames from the one before the hit (the same blob)."""
     fps, R = 60.0, Table.load().ball_radius
     t = np.arange(int(4.0 * fps)) / fps
     p5, c0, v = np.array([400.0, 200.0]), np.array([100.0, 200.0]), 1500.0
@@ -305,7 +307,9 @@ def _cradle(wander: tuple[float, float], dy: float, seed: int) -> tuple[float, l
     state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
     state[(t > 1.5) & (t < t_hit), 0] = BallState.MOVING
     state[(t > t_hit) & (t < t_hit + v / 1125.0), 2] = BallState.MOVING
-    states = noisy_states(t, pos, state, ("C", "5", "6"), NoiseModel(0.7, 1.5, 0.0, seed))
+    vis = np.ones(state.shape, bool)
+    vis[int(t_hit * fps) - 1 : int(t_hit * fps) - 1 + hidden, 0] = False
+    states = noisy_states(t, pos, state, ("C", "5", "6"), NoiseModel(0.7, 1.5, 0.0, seed), visible=vis)
     for i, st in enumerate(states):
         if t_hit + wander[0] <= st.t < t_hit + wander[1]:
             xy, conf = st.xy_mm.copy(), st.confidence.copy()
@@ -353,3 +357,15 @@ def test_a_ball_rolling_past_a_wandering_centre_did_not_hit_it() -> None:
         events = detect_events(Table.load(), fps, states, event_settings())
         assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"], events
         assert not [e for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5], events
+
+
+def test_a_striker_hidden_as_it_hit_a_wandering_ball_still_hit_it() -> None:
+    # the independent review's second case: the cradle above with C unseen for 3-5 frames about the hit (its blob
+    # merged with 5's). Neither track showed C-5: C touched nothing (a foul), or 6's start was a second stroke. C's
+    # own run into 5's rest, read across the frames it was unseen, proves it (for review)
+    for (wander, dy, seed), hidden in itertools.product((((-0.05, 0.1), 25.0, 4), ((-0.05, 0.05), 30.0, 3)), (3, 5)):
+        t_hit, events = _cradle(wander, dy, seed, hidden)
+        assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"], events
+        contacts = [e for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5]
+        assert sorted(tuple(sorted(e.balls or ())) for e in contacts) == [("5", "6"), ("5", "C")], events
+        assert all(abs(e.t - t_hit) < 0.01 for e in contacts), events

@@ -102,6 +102,26 @@ class OutputLogic:
         self.void_homes[o.ball] = o.anchor
         self.out = [e for e in self.out if not self._voided(e)]
         self.lines.on_start(o.ball, o.anchor)  # its sides stand as they were at rest
+        self._hits_at_home(o.ball, o.anchor, t0, min(t1, self.now))
+
+    def _hits_at_home(self, a: int, home: np.ndarray, t0: float, t1: float) -> None:
+        """A ball whose own track ran into ball a, on its rest all along, in the span a's track wandered in hit it:
+        reported for review where no contact of the pair was (the striker hidden at the hit as its blob merged with
+        a's, so that neither track showed the hit: an independent review's cradle, C unseen for 3-5 frames)."""
+        ids = self.hist.ids
+        for c in range(len(ids)):
+            ts, xy = self.hist.track(c, self.hist.counter_at(t0), self.hist.counter_at(t1) + 1)
+            if c == a or not len(ts) or self._voided_at(c, t0):
+                continue
+            near = np.flatnonzero(np.hypot(*(xy - home).T) - 2 * self.R <= self.s.contact_gate_mm)
+            k = int(near[0]) if len(near) else -1  # its first sample there: where it arrived
+            hit = ran_into(self.hist, self.s, c, home, float(ts[k]), self.R, self.W, self.D) if k >= 0 else None
+            said = hit is not None and any(  # (a contact of the pair found meanwhile, still held)
+                e.type is EventType.BALL_CONTACT and {ids[a], ids[c]} == set(e.agents)
+                and abs(e.t - hit.t) < self.s.refractory_s for e in self.out)
+            if hit is not None and hit.ran_in and not said:
+                why = f"{ids[c]} ran into {ids[a]} on its rest (its track read off it)"
+                self._review_contact(c, a, hit.t, 0.55, {"why": why})
 
     def _after_jump(self, o: Onset, stop: Stop | None) -> None:
         """A start judged a jump of the tracked centre. Its ball seen back on its rest: the excursion is void. Not yet
@@ -156,15 +176,18 @@ class OutputLogic:
         home = self._home_of(a, t)
         if home is None:
             return False
-        ran_in, away = ran_into(self.hist, self.s, b, home, t, self.R, self.W, self.D)
-        return ran_in or (away and self._struck_at_home(a, home, t, (a, b)))
+        hit = ran_into(self.hist, self.s, b, home, t, self.R, self.W, self.D)
+        return hit.ran_in or (hit.away and self._struck_at_home(a, home, t, (a, b)) is not None)
 
-    def _struck_at_home(self, a: int, home: np.ndarray, t: float, but: tuple[int, ...]) -> bool:
-        """Did a ball other than `but`, not wandering itself, run into ball a standing at `home` at about t?"""
-        return any(
-            ran_into(self.hist, self.s, c, home, t, self.R, self.W, self.D)[0]
-            for c in range(len(self.hist.ids)) if c not in but and not self._voided_at(c, t)
-        )
+    def _struck_at_home(self, a: int, home: np.ndarray, t: float, but: tuple[int, ...]) -> tuple[int, float] | None:
+        """The ball other than `but`, not wandering itself, that ran into ball a standing at `home` at about t, and
+        when it reached it."""
+        for c in range(len(self.hist.ids)):
+            if c not in but and not self._voided_at(c, t):
+                hit = ran_into(self.hist, self.s, c, home, t, self.R, self.W, self.D)
+                if hit.ran_in:
+                    return c, hit.t
+        return None
 
     def _home_of(self, a: int, t: float) -> np.ndarray | None:
         """Where ball a stood at t if its track then only wandered off its rest (a jump not yet back home, or a
@@ -176,19 +199,23 @@ class OutputLogic:
 
     def _cause_at_home(self, a: int, o: Onset) -> bool | None:
         """None unless ball a's track only wandered off its rest at o's start (`_home_of`); then whether another
-        ball ran into a there as o's ball, touching that rest, started (a cradle: the hit passed through a),
-        reported at o's start for review. Read off the striker's own track, not off a contact found before: one
-        hidden at the hit is read later (an independent review)."""
+        ball ran into a there as o's ball, touching that rest, started (a cradle: the hit passed through a): both
+        contacts reported at the striker's meeting, for review (a pair already reported is not again). Read off
+        the striker's own track, not off a contact found before: one hidden at the hit is read later."""
         home = self._home_of(a, o.t)
         if home is None:
             return None
-        if float(np.hypot(*(home - o.anchor))) - 2 * self.R > self.s.touch_tol_mm or not self._struck_at_home(
-            a, home, o.t, (a, o.ball)
-        ):
+        hit = None
+        if float(np.hypot(*(home - o.anchor))) - 2 * self.R <= self.s.touch_tol_mm:
+            hit = self._struck_at_home(a, home, o.t, (a, o.ball))
+        if hit is None:
             return False
-        ids = self.hist.ids
+        (striker, t_hit), ids = hit, self.hist.ids
+        # the striker's own hit, when its track found none (hidden at the hit, as its blob merged with a's)
+        why = f"{ids[striker]} ran into {ids[a]} on its rest (its track read off it)"
+        self._review_contact(striker, a, t_hit, 0.55, {"why": why})
         why = f"{ids[a]} stood touching {ids[o.ball]} (its track read off its rest) and was hit as it started"
-        self._review_contact(a, o.ball, o.t, 0.55, {"why": why, "cluster": True})
+        self._review_contact(a, o.ball, t_hit, 0.55, {"why": why, "cluster": True})
         return True
 
     def _voided_at(self, b: int, t: float) -> bool:

@@ -8,28 +8,42 @@ passed through). A ball that only passed near its rest shows no such change, wha
 
 from __future__ import annotations
 
+from functools import partial
+from typing import NamedTuple
+
 import numpy as np
 
-from vision.events.fit import fit_line
+from vision.events.fit import LineFit, first_time_within, fit_line
 from vision.events.history import History
 from vision.events.settings import EventSettings, noise_model
 
 
+class RunInto(NamedTuple):
+    ran_in: bool  # it approached the rest, touched it and was turned away from it
+    away: bool  # it was turned away from it at least (it left it, from rest or on its run)
+    t: float  # when its incoming line reached touching (the split time when it came from rest)
+
+
+_NONE = RunInto(False, False, float("nan"))
+
+
 def ran_into(
     hist: History, s: EventSettings, b: int, home: np.ndarray, t: float, radius: float, w: int, d: int
-) -> tuple[bool, bool]:
-    """(ran in, turned away): did ball b's track, split at about t (the sample at or before t, or one either
-    side), come to touching the ball standing at `home` (within `contact_gate_mm`) with its velocity changed
-    away from it by `kink_z` standard errors and `kink_min_mm_s`, having approached it at that speed (ran in)
-    or not (turned away only: it left it, from rest or on its run)? `w`, `d`: samples fitted before and after."""
+) -> RunInto:
+    """Did ball b's track, split at about t (its last sample at or before t, or one either side; its `w` seen
+    samples before and `d` + 1 after, across frames it was unseen in: a striker hidden as its blob merged with the
+    ball it hit), come to touching a ball standing at `home` (within `contact_gate_mm`) with its velocity changed
+    away from it by `kink_z` standard errors and `kink_min_mm_s`, and had it approached it at that speed?"""
     nm = noise_model(s)
-    best = (False, False)
+    best, best_z = _NONE, 0.0
     n0 = hist.counter_at(t)
-    for n in (n0, n0 - 1, n0 + 1):
-        if n - w < hist.oldest or not hist.has(n + 1):
+    reach = 4 * (w + d)  # how far back and on a hidden striker's samples are sought
+    for n in (n0, n0 - 1, n0 + 1):  # the split that shows the change best (the contact may be either side)
+        if not hist.has(n + 1):
             continue
-        t_pre, xy_pre = hist.track(b, n - w, n)
-        t_post, xy_post = hist.track(b, n + 1, min(n + 1 + d, hist.newest))
+        t_pre, xy_pre = hist.track(b, n - reach, n)
+        t_post, xy_post = hist.track(b, n + 1, n + 1 + reach)
+        t_pre, xy_pre, t_post, xy_post = t_pre[-w:], xy_pre[-w:], t_post[: d + 1], xy_post[: d + 1]
         pre, post = fit_line(t_pre, xy_pre, nm), fit_line(t_post, xy_post, nm)
         if pre is None or post is None:
             continue
@@ -40,9 +54,19 @@ def ran_into(
             continue
         u /= dist  # from the resting ball to b: the way a hit from it sends b
         sig = float(np.hypot(pre.sigma_v, post.sigma_v))
-        away = float(np.dot(post.v - pre.v, u)) >= max(s.kink_z * sig, s.kink_min_mm_s)
+        turn = float(np.dot(post.v - pre.v, u))
+        away = turn >= max(s.kink_z * sig, s.kink_min_mm_s)
         came = -float(np.dot(pre.v, u)) >= max(s.kink_z * pre.sigma_v, s.kink_min_mm_s)
-        if away and came:
-            return True, True
-        best = (False, best[1] or away)
+        z = turn / max(sig, 1e-9) + (1e9 if away and came else 0.0)  # a run in first, then the clearest turn
+        if not away or z <= best_z:
+            continue
+        t_meet = None
+        if came:
+            t_meet, _, _ = first_time_within(partial(_dist, pre, home), float(t_pre[-1]), float(t_post[0]), 2 * radius)
+        best, best_z = RunInto(came, True, t_split if t_meet is None else t_meet), z
     return best
+
+
+def _dist(line: LineFit, p: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Distance from p of a fitted line at times ts."""
+    return np.asarray(np.hypot(*(line.at(ts) - p).T))
