@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from track_fakes import recorded_states
 
+from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events import detect_events
 from vision.pipeline import event_settings
+from vision.types import BallState
 
 DATA = Path(__file__).parent / "data"
 
@@ -237,3 +240,28 @@ def test_a_pack_ball_the_tracker_saw_leave_late_was_hit_by_the_break_not_struck(
     events = detect_events(Table.load(), 60.0, states, event_settings())
     assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"]
     assert not [e for e in events if e.type is EventType.BALL_DISTURBED]
+
+
+
+def test_a_cradle_ball_struck_long_after_the_pack_was_hit_is_a_new_stroke() -> None:
+    # the second independent review: C into 5, 5-6-7 touching in a line (7 leaves); 6 creeps 1.5 mm/s for 0.3 s.
+    # A start of a ball the pack's solve proved hit was read as that hit's run when it came within what its
+    # (noise) speed took to cross onset_mm: 4 s here, so 6 struck at 4.6 s, after the shot ended, was no stroke
+    fps, R = 60.0, Table.load().ball_radius
+    t = np.arange(int(7.0 * fps)) / fps
+    p5, c0, v, t_new = np.array([600.0, 300.0]), np.array([200.0, 300.0]), 1500.0, 4.6
+    t_hit = 1.5 + (p5[0] - 2 * R - c0[0]) / v
+    pos = np.zeros((len(t), 4, 2))
+    pos[:, 0], pos[:, 1], pos[:, 2], pos[:, 3] = c0, p5, p5 + np.array([2 * R, 0.0]), p5 + np.array([4 * R, 0.0])
+    pos[:, 0, 0] = c0[0] + np.minimum(v * np.clip(t - 1.5, 0.0, None), p5[0] - 2 * R - c0[0])
+    u = np.clip(t - t_hit, 0.0, v / 1125.0)
+    pos[:, 3, 0] += v * u - 562.5 * u * u
+    w = np.clip(t - t_new, 0.0, v / 1125.0)
+    pos[:, 2, 1] += 1.5 * np.clip(t - t_hit, 0.0, 0.3) + v * w - 562.5 * w * w
+    state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
+    state[(t > 1.5) & (t < t_hit), 0] = BallState.MOVING
+    state[(t > t_hit) & (t < t_hit + v / 1125.0), 3] = BallState.MOVING
+    state[(t > t_new) & (t < t_new + v / 1125.0), 2] = BallState.MOVING
+    states = noisy_states(t, pos, state, ("C", "5", "6", "7"), NoiseModel(0.0, 1.5, 0.0, 1))
+    events = detect_events(Table.load(), fps, states, event_settings())
+    assert [(e.ball, round(e.t, 1)) for e in events if e.type is EventType.SHOT_START] == [("C", 1.5), ("6", 4.6)]

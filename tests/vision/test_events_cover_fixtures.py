@@ -329,6 +329,8 @@ def test_a_ball_hit_while_its_centre_wandered_under_the_striker_still_passed_the
         contacts = [e for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5]
         assert [set(e.balls or ()) for e in contacts] == [{"C", "5"}, {"5", "6"}], events
         assert all(abs(e.t - t_hit) < 0.01 for e in contacts)
+        # C's own kink proves its hit: an inferred contact said first must not keep it out (the second review)
+        assert contacts[0].confidence >= 0.75, events
         assert not [e for e in events if e.type is EventType.BALL_CONTACT and t_hit < e.t < t_hit + wander[1]
                     and e.confidence < 0.5]
 
@@ -369,3 +371,35 @@ def test_a_striker_hidden_as_it_hit_a_wandering_ball_still_hit_it() -> None:
         contacts = [e for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5]
         assert sorted(tuple(sorted(e.balls or ())) for e in contacts) == [("5", "6"), ("5", "C")], events
         assert all(abs(e.t - t_hit) < 0.01 for e in contacts), events
+
+
+def test_a_striker_turned_by_a_ball_beside_a_wandering_centre_did_not_hit_it() -> None:
+    # the second independent review: C runs head-on into 6 and stops 6-10 mm short of touching 5, which rests
+    # beside the hit; 5's centre is pulled 25 mm towards C about the hit. C's stop has a share along the line to
+    # 5's rest, and was read as C running into 5 (an asserted C-5, a first contact that never was). Its turn is
+    # along the line to 6, not to 5: only C-6
+    fps, R = 60.0, Table.load().ball_radius
+    t = np.arange(int(4.0 * fps)) / fps
+    c0, p6, v = np.array([100.0, 300.0]), np.array([500.0, 300.0]), 1500.0
+    pc = p6 - np.array([2 * R, 0.0])
+    t_hit = 1.5 + (pc[0] - c0[0]) / v
+    for gap, theta, seed in ((6.0, 70.0, 4), (9.0, 70.0, 3), (10.0, 65.0, 4)):
+        p5 = pc + (2 * R + gap) * np.array([np.cos(np.radians(theta)), np.sin(np.radians(theta))])
+        pos = np.zeros((len(t), 3, 2))
+        pos[:, 0], pos[:, 1], pos[:, 2] = c0, p5, p6
+        pos[:, 0, 0] = c0[0] + np.minimum(v * np.clip(t - 1.5, 0.0, None), pc[0] - c0[0])
+        u = np.clip(t - t_hit, 0.0, v / 1125.0)
+        pos[:, 2, 0] += v * u - 562.5 * u * u
+        state = np.full(pos.shape[:2], BallState.STATIONARY, dtype=np.int8)
+        state[(t > 1.5) & (t < t_hit), 0] = BallState.MOVING
+        state[(t > t_hit) & (t < t_hit + v / 1125.0), 2] = BallState.MOVING
+        states = noisy_states(t, pos, state, ("C", "5", "6"), NoiseModel(0.7, 1.5, 0.0, seed))
+        towards = (pc - p5) / np.hypot(*(pc - p5))
+        for i, st in enumerate(states):
+            if -0.05 <= st.t - t_hit < 0.1:
+                xy, conf = st.xy_mm.copy(), st.confidence.copy()
+                xy[1], conf[1] = p5 + 25.0 * towards + np.random.default_rng(i).normal(0.0, 0.7, 2), 0.3
+                states[i] = replace(st, xy_mm=xy, confidence=conf)
+        events = detect_events(Table.load(), fps, states, event_settings())
+        contacts = [set(e.balls or ()) for e in events if e.type is EventType.BALL_CONTACT and e.confidence >= 0.5]
+        assert contacts == [{"C", "6"}], events

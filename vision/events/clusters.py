@@ -25,6 +25,7 @@ Edge = tuple[int, int]
 # (an impulse runs along the lines of centres; a chain may bend)
 _BEHIND_COS = 0.5
 JUMP_MEMORY_S = 1.0  # a ball whose track jumped this recently is no striker (as causes.RESUME_S)
+RUN_FROM_HIT_S = 1.0  # a pack ball starting up to this after the pack was hit may have run from it (as RESUME_S)
 
 
 def pack_impulses(
@@ -118,7 +119,7 @@ class ClusterLogic:
     caused_by: dict[tuple[int, int], float]  # (cause, started ball): start time, when no contact was proven
     first_hit_t: float
     behind: set[int]  # ids of pending onsets taken as the struck ball behind a group (`_struck_behind`)
-    pack_hit: dict[int, tuple[float, np.ndarray]]  # per ball: when a pack's solve proved it hit, its velocity then
+    pack_hit: dict[int, tuple[float, np.ndarray]]  # per ball: when a pack's solve proved it hit, its rest then
 
     def _emit(self, ev: Event) -> None:
         raise NotImplementedError
@@ -458,19 +459,26 @@ class ClusterLogic:
             extra = {"cluster": True, "pack": pack}
             balls = (self.ids[x], self.ids[y])
             self._emit(Event(EventType.BALL_CONTACT, t_src, 0, round(conf, 4), balls=balls, extra=extra))
-        self.pack_hit.update({x: (t_src, dv[x][0]) for x in proven if x in dv})
+        self.pack_hit.update({x: (t_src, anchors[x]) for x in proven})
         return proven
 
     def _pack_moved(self, o: Onset) -> bool:
-        """Did a pack's momentum solve prove o's ball hit before its start, its velocity then the way it left, and
-        its start come no later than that speed takes it `onset_mm` off its rest plus the look-ahead and the cause
-        window? The solve read that velocity off its own track: it was moving since, however late the motion
-        record saw it leave (blue cloth, seed-287 break: 8 seen to leave 0.1 s after the rack was hit, uncaused, so
-        5 behind it was taken for a second stroke, 1.14.2)."""
-        t_hit, v = self.pack_hit.get(o.ball, (np.inf, np.zeros(2)))
-        speed = float(np.hypot(*v))
-        lag = self.s.onset_mm / max(speed, 1e-9) + self.D / self.fps + self.s.cause_window_s
-        return t_hit <= o.t <= t_hit + lag and float(np.dot(v, o.fit.v)) > 0.0
+        """Did a pack's momentum solve prove an impulse on o's ball, and has the ball run off its rest since that hit
+        at one speed: its samples from the hit through its start's own lie on a straight run from its rest at the
+        hit (within twice the noise at that speed), along its start? A slow ball is seen to leave only once it is
+        `onset_mm` off (blue cloth, seed-287 break: 8 crept off at 60 mm/s, seen to leave 0.1 s after the rack was
+        hit, too late for the hit to be its cause, so 5 behind it was taken for a second stroke, 1.14.2). A ball
+        that stood still after the hit and left later (struck, touched) does not lie on such a run."""
+        t_hit, rest = self.pack_hit.get(o.ball, (np.inf, None))
+        if rest is None or not t_hit <= o.t <= t_hit + RUN_FROM_HIT_S:
+            return False
+        t, xy = self.hist.track(o.ball, self.hist.counter_at(t_hit), o.n_first + self.D)
+        dt, off = t - t_hit, xy - rest
+        if len(t) < 3 or float(np.dot(dt, dt)) <= 0.0:
+            return False
+        v = (dt @ off) / float(np.dot(dt, dt))  # the run from the rest at the hit: off = v dt
+        rms = float(np.sqrt(np.mean(np.sum((off - np.outer(dt, v)) ** 2, axis=1))))
+        return rms <= 2.0 * noise_model(self.s)(float(np.hypot(*v))) and float(np.dot(v, o.fit.v)) > 0.0
 
     def _struck_late(self, x: int, members: set[int], anchors: dict[int, np.ndarray], t_src: float,
                      pos: dict[int, np.ndarray], edges: list[Edge]) -> None:

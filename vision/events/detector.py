@@ -62,7 +62,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.analysed = -1  # last counter analysed for contacts / cushions / lines
         self.onsets: list[tuple[Onset, int]] = []  # pending, with the counter at which they are ready
         self.pushes: list[tuple[Event, Onset, dict[str, Any], float]] = []  # shot_starts awaiting 1.19
-        self.pack_hit: dict[int, tuple[float, np.ndarray]] = {}  # per ball: a pack solve proved it hit (when, velocity)
+        self.pack_hit: dict[int, tuple[float, np.ndarray]] = {}  # per ball: a pack solve proved it hit (when, its rest)
         self.behind: set[int] = set()  # ids of pending onsets judged as the struck ball of a group they pushed
         self.wobbled: set[int] = set()  # ids of onsets judged just now as a cover's drag (`covered_wobble`)
         self.claims: dict[int, tuple[float, float]] = {}  # struck balls whose late start is their stroke's

@@ -29,6 +29,7 @@ _VOIDED = (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS)
 # a start judged a jump whose ball is not yet back on its rest holds the stream this long for it (`_after_jump`):
 # as long as a ball found elsewhere after a jump waits to show where it stays (disturb.SETTLE_WAIT_S)
 _HOME_WAIT_S = 1.0
+_PASSED_CONF = 0.55  # a hit passed on through a ball whose track wandered (`_cause_at_home`): asserted, for review
 _STRIKER_FLAGGED = 0.7  # a struck ball chosen on evidence within tolerance (`striker_review`): its identity at most
 
 
@@ -211,11 +212,12 @@ class OutputLogic:
         if hit is None:
             return False
         (striker, t_hit), ids = hit, self.hist.ids
-        # the striker's own hit, when its track found none (hidden at the hit, as its blob merged with a's)
-        why = f"{ids[striker]} ran into {ids[a]} on its rest (its track read off it)"
-        self._review_contact(striker, a, t_hit, 0.55, {"why": why})
-        why = f"{ids[a]} stood touching {ids[o.ball]} (its track read off its rest) and was hit as it started"
-        self._review_contact(a, o.ball, t_hit, 0.55, {"why": why, "cluster": True})
+        # inferred: a confident reading of the pair found later replaces it (`_supersede`, as a weak one; an
+        # independent review: said first, it kept C's own 1.0 contact out); the striker's own hit is
+        # `_hits_at_home`'s once the span is void, where no contact of the pair was read by then
+        why = f"{ids[a]} stood touching {ids[o.ball]} (its track read off its rest) and was hit by {ids[striker]}"
+        if self._review_contact(a, o.ball, t_hit, _PASSED_CONF, {"why": why, "cluster": True}):
+            self.weak[(min(a, o.ball), max(a, o.ball))] = self.out[-1]
         return True
 
     def _voided_at(self, b: int, t: float) -> bool:

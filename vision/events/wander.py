@@ -25,6 +25,7 @@ class RunInto(NamedTuple):
 
 
 _NONE = RunInto(False, False, float("nan"))
+_ALONG_COS = float(np.cos(np.radians(40.0)))
 
 
 def ran_into(
@@ -48,22 +49,27 @@ def ran_into(
         if pre is None or post is None:
             continue
         t_split = 0.5 * (float(t_pre[-1]) + float(t_post[0]))
-        u = post.at(t_split) - home
+        # where it met the ball at rest: its incoming line reaching touching distance between the two samples; from
+        # rest, where it stood after the split (touching, as a ball the hit passed through)
+        t_meet, _, _ = first_time_within(partial(_dist, pre, home), float(t_pre[-1]), float(t_post[0]), 2 * radius)
+        p_meet = pre.at(t_meet) if t_meet is not None else post.at(t_split)
+        u = p_meet - home
         dist = float(np.hypot(*u))
         if dist < 1e-9 or dist - 2 * radius > s.contact_gate_mm:
             continue
-        u /= dist  # from the resting ball to b: the way a hit from it sends b
+        u /= dist  # the line of centres at the hit: the impulse from a ball at rest sends b along it
+        dv = post.v - pre.v
         sig = float(np.hypot(pre.sigma_v, post.sigma_v))
-        turn = float(np.dot(post.v - pre.v, u))
-        away = turn >= max(s.kink_z * sig, s.kink_min_mm_s)
-        came = -float(np.dot(pre.v, u)) >= max(s.kink_z * pre.sigma_v, s.kink_min_mm_s)
+        turn = float(np.dot(dv, u))
+        # along the line of centres, as the start of a ball at rest leaves it (`contacts._from_rest`): a turn off a
+        # third ball beside the rest points elsewhere
+        along = turn >= _ALONG_COS * float(np.hypot(*dv))
+        away = along and turn >= max(s.kink_z * sig, s.kink_min_mm_s)
+        came = t_meet is not None and -float(np.dot(pre.v, u)) >= max(s.kink_z * pre.sigma_v, s.kink_min_mm_s)
         z = turn / max(sig, 1e-9) + (1e9 if away and came else 0.0)  # a run in first, then the clearest turn
         if not away or z <= best_z:
             continue
-        t_meet = None
-        if came:
-            t_meet, _, _ = first_time_within(partial(_dist, pre, home), float(t_pre[-1]), float(t_post[0]), 2 * radius)
-        best, best_z = RunInto(came, True, t_split if t_meet is None else t_meet), z
+        best, best_z = RunInto(came, True, t_meet if came and t_meet is not None else t_split), z
     return best
 
 
