@@ -54,6 +54,7 @@ class OutputLogic:
     void_homes: dict[int, np.ndarray]  # per ball with a void: the rest it stood on all along
     R: float
     W: int  # samples fitted before a kink
+    last_pair: dict[tuple[int, int], float]  # per pair: its last contact's time
     D: int  # ... and after it
     # per ball: a start judged a jump of the track, its ball not yet back on its rest, and when it was judged
     unhomed: dict[int, tuple[Onset, float]]
@@ -122,6 +123,8 @@ class OutputLogic:
                 and abs(e.t - hit.t) < self.s.refractory_s for e in self.out)
             if hit is not None and hit.ran_in and not said:
                 why = f"{ids[c]} ran into {ids[a]} on its rest (its track read off it)"
+                # no contact of the pair is held: a time remembered from one the void withdrew is no repeat of it
+                self.last_pair.pop((min(a, c), max(a, c)), None)
                 self._review_contact(c, a, hit.t, 0.55, {"why": why})
 
     def _after_jump(self, o: Onset, stop: Stop | None) -> None:
@@ -212,12 +215,16 @@ class OutputLogic:
         if hit is None:
             return False
         (striker, t_hit), ids = hit, self.hist.ids
-        # inferred: a confident reading of the pair found later replaces it (`_supersede`, as a weak one; an
-        # independent review: said first, it kept C's own 1.0 contact out); the striker's own hit is
-        # `_hits_at_home`'s once the span is void, where no contact of the pair was read by then
-        why = f"{ids[a]} stood touching {ids[o.ball]} (its track read off its rest) and was hit by {ids[striker]}"
-        if self._review_contact(a, o.ball, t_hit, _PASSED_CONF, {"why": why, "cluster": True}):
-            self.weak[(min(a, o.ball), max(a, o.ball))] = self.out[-1]
+        # inferred: a confident reading of either pair found later replaces it (`_supersede`, as a weak one; an
+        # independent review: said first, the striker's kept C's own 1.0 contact out)
+        ran = f"{ids[striker]} ran into {ids[a]} on its rest (its track read off it)"
+        passed = f"{ids[a]} stood touching {ids[o.ball]} (its track read off its rest) and was hit by {ids[striker]}"
+        said: tuple[tuple[int, int, dict[str, object]], ...] = (
+            (striker, a, {"why": ran}), (a, o.ball, {"why": passed, "cluster": True}))
+        for x, y, extra in said:
+            n_out = len(self.out)
+            if self._review_contact(x, y, t_hit, _PASSED_CONF, extra) and len(self.out) > n_out:
+                self.weak[(min(x, y), max(x, y))] = self.out[-1]
         return True
 
     def _voided_at(self, b: int, t: float) -> bool:

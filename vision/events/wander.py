@@ -49,9 +49,11 @@ def ran_into(
         if pre is None or post is None:
             continue
         t_split = 0.5 * (float(t_pre[-1]) + float(t_post[0]))
-        # where it met the ball at rest: its incoming line reaching touching distance between the two samples; from
-        # rest, where it stood after the split (touching, as a ball the hit passed through)
-        t_meet, _, _ = first_time_within(partial(_dist, pre, home), float(t_pre[-1]), float(t_post[0]), 2 * radius)
+        # where it met the ball at rest: its incoming line reaching touching distance between the two samples (within
+        # the review band: a thin cut's tracked line may pass a millimetre wide); from rest, where it stood after the
+        # split (touching, as a ball the hit passed through)
+        touch = 2 * radius + s.review_band_mm
+        t_meet, _, _ = first_time_within(partial(_dist, pre, home), float(t_pre[-1]), float(t_post[0]), touch)
         p_meet = pre.at(t_meet) if t_meet is not None else post.at(t_split)
         u = p_meet - home
         dist = float(np.hypot(*u))
