@@ -28,6 +28,7 @@ _BOTH_SHOW_Z = 1.0
 # A start from rest another moving ball could have caused as well (neighbours.rival_striker): for review, at this
 _RIVAL_CONF = 0.45
 _NEAR_CONF = 0.45  # a slow kiss whose margin lies within the review band: reported, not asserted
+LEAVE_COS = float(np.cos(np.radians(40.0)))  # a ball hit at rest leaves within this of the line of centres
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ def _from_rest(w: Window, x: int, other: int) -> Contact | None:
     k = min(max(int(np.searchsorted(t_o, t_c)), 1), len(t_o) - 1)
     frac = float(np.clip((t_c - t_o[k - 1]) / max(float(t_o[k] - t_o[k - 1]), 1e-9), 0.0, 1.0))
     step = 2.0 * min(frac, 1.0 - frac) * float(np.hypot(*(xy_o[k] - xy_o[k - 1])))
-    if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < np.cos(np.radians(40.0)) * speed:
+    if dist - 2 * radius > s.contact_gate_mm + step or float(np.dot(v, u)) < LEAVE_COS * speed:
         return _first_step(w, x, other, j, px)
     margin = dist - 2 * radius
     if through_neighbour(hist, rest, x, other, anchor, p_o, t_c - 1.0 / fps, dist, radius, s):
@@ -395,16 +396,15 @@ def _first_step(w: Window, x: int, other: int, j: int, px: Pieces) -> Contact | 
         return None
     u = anchor - (meet if meet is not None else pre.at(t_c))
     u = u / max(float(np.hypot(*u)), 1e-9)
-    cos40 = np.cos(np.radians(40.0))
-    straight_off = float(np.dot(first, u)) >= cos40 * run
+    straight_off = float(np.dot(first, u)) >= LEAVE_COS * run
     if meet is not None and straight_off:
         # the line of centres is x's own way off its rest when it ran straight off: one sample's direction puts
         # the striker's line degrees off, and a cut's angle with it (seed-71 frame_dynamic: C 63 mm from 2, its
         # one step 10 degrees off, read 2 into the rear cushion at a grazing angle, a frame late)
         u = first / run
     pack = _pack_step(w, x, other, anchor, j, float(t_x[0])) + first
-    along = any(float(np.dot(first, way)) >= cos40 * run for way in _ways_off(w, anchor, u, run))
-    if not (along or float(np.dot(pack, u)) >= cos40 * float(np.hypot(*pack))):
+    along = any(float(np.dot(first, way)) >= LEAVE_COS * run for way in _ways_off(w, anchor, u, run))
+    if not (along or float(np.dot(pack, u)) >= LEAVE_COS * float(np.hypot(*pack))):
         return None
     speed = run / max(float(t_x[0]) - t_c, 0.5 / fps)
     conf, review = kink_confidence(s.kink_z, speed, min(d_min - 2 * radius, -s.review_band_mm - 1.0), s)
@@ -446,7 +446,7 @@ def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces, anchor_o: np
     need = dist - 2 * radius
     if need <= s.cause_gap_mm:
         return None  # touching at rest: an impulse passed on (the pack's momentum judges those)
-    if run <= s.onset_mm or float(np.dot(step, u)) < np.cos(np.radians(40.0)) * run:
+    if run <= s.onset_mm or float(np.dot(step, u)) < LEAVE_COS * run:
         return None
     if float(np.dot(step, u)) < need - s.contact_gate_mm - 2 * s.noise_moving_mm:
         return None  # it stopped short of x: something else set x moving
@@ -457,7 +457,7 @@ def _struck_into(w: Window, x: int, other: int, j: int, px: Pieces, anchor_o: np
         far = xy_x[min(1, len(xy_x) - 1)] - anchor_x
         run_x = float(np.hypot(*far))
         ways = _ways_off(w, anchor_x, u, run_x)[1:]
-        if run_x <= s.onset_mm or not any(float(np.dot(far, way)) >= np.cos(np.radians(40.0)) * run_x for way in ways):
+        if run_x <= s.onset_mm or not any(float(np.dot(far, way)) >= LEAVE_COS * run_x for way in ways):
             return None
     t_j, dt = hist.time(j), float(t_o[0]) - hist.time(j)
     t_c = t_j + dt * float(np.clip(need / max(float(np.dot(step, u)), 1e-9), 0.0, 1.0))

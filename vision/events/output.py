@@ -29,7 +29,7 @@ _VOIDED = (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS)
 # a start judged a jump whose ball is not yet back on its rest holds the stream this long for it (`_after_jump`):
 # as long as a ball found elsewhere after a jump waits to show where it stays (disturb.SETTLE_WAIT_S)
 _HOME_WAIT_S = 1.0
-_PASSED_CONF = 0.55  # a hit passed on through a ball whose track wandered (`_cause_at_home`): asserted, for review
+_HOME_HIT_CONF = 0.55  # a hit on or through a ball whose track wandered, read off the others' tracks: for review
 _STRIKER_FLAGGED = 0.7  # a struck ball chosen on evidence within tolerance (`striker_review`): its identity at most
 
 
@@ -54,8 +54,8 @@ class OutputLogic:
     void_homes: dict[int, np.ndarray]  # per ball with a void: the rest it stood on all along
     R: float
     W: int  # samples fitted before a kink
-    last_pair: dict[tuple[int, int], float]  # per pair: its last contact's time
     D: int  # ... and after it
+    last_pair: dict[tuple[int, int], float]  # per pair: its last contact's time
     # per ball: a start judged a jump of the track, its ball not yet back on its rest, and when it was judged
     unhomed: dict[int, tuple[Onset, float]]
 
@@ -125,7 +125,7 @@ class OutputLogic:
                 why = f"{ids[c]} ran into {ids[a]} on its rest (its track read off it)"
                 # no contact of the pair is held: a time remembered from one the void withdrew is no repeat of it
                 self.last_pair.pop((min(a, c), max(a, c)), None)
-                self._review_contact(c, a, hit.t, 0.55, {"why": why})
+                self._review_contact(c, a, hit.t, _HOME_HIT_CONF, {"why": why})
 
     def _after_jump(self, o: Onset, stop: Stop | None) -> None:
         """A start judged a jump of the tracked centre. Its ball seen back on its rest: the excursion is void. Not yet
@@ -219,11 +219,11 @@ class OutputLogic:
         # independent review: said first, the striker's kept C's own 1.0 contact out)
         ran = f"{ids[striker]} ran into {ids[a]} on its rest (its track read off it)"
         passed = f"{ids[a]} stood touching {ids[o.ball]} (its track read off its rest) and was hit by {ids[striker]}"
-        said: tuple[tuple[int, int, dict[str, object]], ...] = (
+        pairs: tuple[tuple[int, int, dict[str, object]], ...] = (
             (striker, a, {"why": ran}), (a, o.ball, {"why": passed, "cluster": True}))
-        for x, y, extra in said:
+        for x, y, extra in pairs:
             n_out = len(self.out)
-            if self._review_contact(x, y, t_hit, _PASSED_CONF, extra) and len(self.out) > n_out:
+            if self._review_contact(x, y, t_hit, _HOME_HIT_CONF, extra) and len(self.out) > n_out:
                 self.weak[(min(x, y), max(x, y))] = self.out[-1]
         return True
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from vision.events.contacts import LEAVE_COS
 from vision.events.fit import LineFit, first_time_within, fit_line
 from vision.events.history import History
 from vision.events.settings import EventSettings, noise_model
@@ -25,7 +26,6 @@ class RunInto(NamedTuple):
 
 
 _NONE = RunInto(False, False, float("nan"))
-_ALONG_COS = float(np.cos(np.radians(40.0)))
 
 
 def ran_into(
@@ -63,9 +63,9 @@ def ran_into(
         dv = post.v - pre.v
         sig = float(np.hypot(pre.sigma_v, post.sigma_v))
         turn = float(np.dot(dv, u))
-        # along the line of centres, as the start of a ball at rest leaves it (`contacts._from_rest`): a turn off a
+        # along the line of centres, as a ball hit at rest leaves it (`contacts.LEAVE_COS`): a turn off a
         # third ball beside the rest points elsewhere
-        along = turn >= _ALONG_COS * float(np.hypot(*dv))
+        along = turn >= LEAVE_COS * float(np.hypot(*dv))
         away = along and turn >= max(s.kink_z * sig, s.kink_min_mm_s)
         came = t_meet is not None and -float(np.dot(pre.v, u)) >= max(s.kink_z * pre.sigma_v, s.kink_min_mm_s)
         z = turn / max(sig, 1e-9) + (1e9 if away and came else 0.0)  # a run in first, then the clearest turn
