@@ -15,7 +15,7 @@ from scipy.optimize import nnls
 from calibration.table import Table
 from rules.events import Event, EventType
 from vision.events.disturb import left_covered
-from vision.events.fit import fit_line
+from vision.events.fit import fit_line, run_from_rest
 from vision.events.history import History
 from vision.events.motion import Motion, MotionTracker, Onset
 from vision.events.settings import EventSettings, noise_model
@@ -464,21 +464,16 @@ class ClusterLogic:
 
     def _pack_moved(self, o: Onset) -> bool:
         """Did a pack's momentum solve prove an impulse on o's ball, and has the ball run off its rest since that hit
-        at one speed: its samples from the hit through its start's own lie on a straight run from its rest at the
-        hit (within twice the noise at that speed), along its start? A slow ball is seen to leave only once it is
-        `onset_mm` off (blue cloth, seed-287 break: 8 crept off at 60 mm/s, seen to leave 0.1 s after the rack was
-        hit, too late for the hit to be its cause, so 5 behind it was taken for a second stroke, 1.14.2). A ball
-        that stood still after the hit and left later (struck, touched) does not lie on such a run."""
+        at one speed, from the hit on: its samples since lie on a straight run from its rest (within twice the noise
+        at that speed), along its start? A slow ball is seen to leave only once `onset_mm` off (blue cloth, seed-287
+        break: 8 crept off at 60 mm/s, seen 0.1 s after the rack was hit, so 5 behind it was taken for a second
+        stroke, 1.14.2). A ball that stood still after the hit and left later (struck, touched) is no such run."""
         t_hit, rest = self.pack_hit.get(o.ball, (np.inf, None))
         if rest is None or not t_hit <= o.t <= t_hit + RUN_FROM_HIT_S:
             return False
         t, xy = self.hist.track(o.ball, self.hist.counter_at(t_hit), o.n_first + self.D)
-        dt, off = t - t_hit, xy - rest
-        if len(t) < 3 or float(np.dot(dt, dt)) <= 0.0:
-            return False
-        v = (dt @ off) / float(np.dot(dt, dt))  # the run from the rest at the hit: off = v dt
-        rms = float(np.sqrt(np.mean(np.sum((off - np.outer(dt, v)) ** 2, axis=1))))
-        return rms <= 2.0 * noise_model(self.s)(float(np.hypot(*v))) and float(np.dot(v, o.fit.v)) > 0.0
+        v = run_from_rest(t - t_hit, xy - rest, noise_model(self.s), 3.0 / self.fps)
+        return v is not None and float(np.dot(v, o.fit.v)) > 0.0
 
     def _struck_late(self, x: int, members: set[int], anchors: dict[int, np.ndarray], t_src: float,
                      pos: dict[int, np.ndarray], edges: list[Edge]) -> None:
