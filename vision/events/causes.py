@@ -229,6 +229,8 @@ class CauseLogic(DetectorCore):
             # ball ran into it (else this ball is the striker)
             if b not in (x, y) or not t - max(back, RESUME_S) <= tc <= t + s.cause_window_s or own_hit:
                 continue
+            if self._left_resting(other, o, tc):
+                continue
             if (t - back <= tc or self._left_after(o, tc)) and self._ran_at(other, o):
                 self._stopped_on(o, group)
                 return True
@@ -437,6 +439,20 @@ class CauseLogic(DetectorCore):
         if anchor is None or self.table.ball_gap(anchor, o.anchor) <= self.s.cause_gap_mm:
             return None
         return anchor if self.started[a] > o.t and abs(self.judged[a] - o.t) > self.s.cause_window_s else None
+
+    def _left_resting(self, a: int, o: Onset, tc: float) -> bool:
+        """Is a contact of o's ball with ball a at tc only o's ball leaving a where it touched it: a at rest through
+        it and hit by no other ball about then (a push through a still ball has that ball's own hit)? Sent off
+        square to the line of centres, a ball leaving a touching one grazes it, and that reads as a contact at
+        review level (the third review's late nudge of a cradle ball at 200 mm/s: no start was reported)."""
+        w = self.s.cause_window_s
+        rest = self.motion.anchor_at(a, tc)
+        if tc < o.t - w or rest is None or self.motion.anchor_at(a, tc + w) is None:
+            return False
+        if self.table.ball_gap(rest, o.anchor) > self.s.cause_gap_mm:
+            return False
+        hits = self.last_pair.items()
+        return not any(a in pair and o.ball not in pair and abs(t2 - tc) <= 2 * w for pair, t2 in hits)
 
     def _left_after(self, o: Onset, tc: float) -> bool:
         """Did o's ball leave its rest, read back along its run (`_run`), within `cause_window_s` of a contact at
