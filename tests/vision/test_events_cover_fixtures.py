@@ -37,6 +37,15 @@ def test_a_penalty_ball_snapped_back_under_the_hand_and_lifted_was_no_shot() -> 
     assert [e for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED)] == []
 
 
+def test_a_centre_that_jumped_under_an_arm_and_came_home_as_it_left_moved_nothing() -> None:
+    # untouched seed 293 frame_russian71 97.8-100.4 s: ball 7 under the striking arm for 0.7 s, its centre read
+    # 17 mm off at 0.1-0.25 confidence (the jump judged), then found back on its place in one frame as the arm
+    # left, while C was struck past it: read as a start from where the centre had jumped to (before: a 1.17 foul)
+    events = _events("centre_jumped_under_arm_came_home_seed293_30fps.npz", 30.0)
+    assert [e.ball for e in events if e.type is EventType.SHOT_START] == ["C"]
+    assert not [e for e in events if e.type is EventType.BALL_DISTURBED]
+
+
 def test_a_ball_read_weakly_under_a_hand_and_lost_just_after_it_left_was_disturbed() -> None:
     # foul_ball_touched_by_hand 0-3.8 s: ball 5 read at 0.3 confidence under the hand for 0.3 s, lost for four
     # frames just after it left its rest, found clear 10 mm on (truth: disturbed at 162 mm/s; before: a stroke)

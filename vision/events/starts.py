@@ -92,6 +92,10 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
                 # the tracked centre jumped (an identity swap, a hidden ball re-found elsewhere): no start,
                 # and no cause of another ball's start
                 self.jumps[o.ball] = o.t
+                # where it rested before is its place: a start from where the centre jumped to, back onto it, is
+                # the centre coming back (seed-293 frame_russian71: 7 under an arm read 17 mm off for 0.7 s, then
+                # found home at once: a 1.17 foul for a ball that never moved)
+                self.homes[o.ball] = (self.now, o.anchor)
                 if self.started[o.ball] == o.t:
                     self.started[o.ball] = -np.inf
                 stop = self.last_stops.get(o.ball)
