@@ -243,6 +243,15 @@ def test_a_pack_ball_the_tracker_saw_leave_late_was_hit_by_the_break_not_struck(
 
 
 
+def test_no_contact_is_read_early_through_a_turn_a_start_being_judged_proves() -> None:
+    # seed 269 frame_free 83.2-84.8 s: C into 4, 4 into 15 (touching 7), 15 sets 7 moving; 4, turned by 15,
+    # passes 13 mm from 7. Read before 15's start was judged, 4's line ran through its turn into 7: a sure 4-7 on
+    # three samples past it (`vision.events.early` reads nothing while a start is being judged)
+    events = _contacts("turned_ball_passes_pack_ball_set_moving_seed269_30fps.npz", 30.0)
+    pairs = [set(e.balls or ()) for e in events]
+    assert {"4", "7"} not in pairs and {"15", "7"} in pairs
+
+
 def _line_hit_then_six_moved(t_new: float, v6: float, creep_mm_s: float, v7: float,
                              heading: tuple[float, float]) -> list[Event]:
     """C into 5, 5-6-7 touching in a line along +x (7 leaves at once at v7); 6 creeps creep_mm_s for 0.3 s from the

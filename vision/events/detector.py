@@ -18,6 +18,7 @@ from vision.events.clusters import ClusterLogic
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
 from vision.events.covershift import CoverShiftWatcher
 from vision.events.cushions import Boundary, Touch, touch_candidates, under_cover, verify_touches
+from vision.events.early import EarlyLook
 from vision.events.history import History
 from vision.events.knocked import vanish_candidates, verify_knocked
 from vision.events.lines import Crossing, LineWatcher
@@ -60,6 +61,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.lines = LineWatcher(table, self.s, len(ids), self.D)
         self.phase = ShotPhase.IDLE
         self.analysed = -1  # last counter analysed for contacts / cushions / lines
+        self.early = EarlyLook()  # contacts and touches sure before the look-ahead, out at once
         self.onsets: list[tuple[Onset, int]] = []  # pending, with the counter at which they are ready
         self.pushes: list[tuple[Event, Onset, dict[str, Any], float]] = []  # shot_starts awaiting 1.19
         self.pack_hit: dict[int, tuple[float, np.ndarray]] = {}  # per ball: a pack solve proved it hit (when, its rest)
@@ -130,6 +132,10 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         while self.analysed < n - self.D - 1:
             self.analysed += 1
             self._analyse(self.analysed, self.analysed + 1 + self.D)
+        self.early.look(self, n)
+        due, self.early.due = self.early.due, []
+        for b, cushion, t_touch in due:
+            self._returned(b, cushion, t_touch)
         self._resolve_onsets(n, final=False)
         self._settle_moved(final=False)
         self._note4(final=False)
@@ -143,6 +149,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         while self.analysed < n - 1:
             self.analysed += 1
             self._analyse(self.analysed, n)
+        for b, cushion, t_touch in self.early.due:
+            self._returned(b, cushion, t_touch, final=True)
+        self.early.due = []
         self._resolve_onsets(n, final=True)
         self._settle_moved(final=True)
         self._note4(final=True)
@@ -162,7 +171,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         win = Window(h, self.motion, s, m, n_lo, n_hi, self.R, self.fps, self.kinks, self.table)
         for a, b in pair_candidates(h, self.motion, m, self.R, s):
             c = verify_in(win, a, b)
-            if c is not None:
+            if c is not None and not self.early.reported((min(a, b), max(a, b)), c.t, 1.0 / self.fps):
                 self._contact(c)
         for a, b in vanish_candidates(h, self.motion, m, self.R, s):
             c = verify_knocked(win, a, b)
@@ -170,7 +179,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 self._contact(c)
         for ball in touch_candidates(h, self.motion, self.bound, m, self.R, s):
             for tc in verify_touches(h, self.motion, self.bound, s, ball, m, n_lo, n_hi, self.R, self.fps):
-                self._touch(under_cover(h, tc))
+                if not self.early.reported((ball, tc.cushion), tc.t, 1.0 / self.fps):
+                    self._touch(under_cover(h, tc))
         t_m = h.time(m)
         moving = np.array([self.motion.moving_at(b, t_m) for b in range(len(self.ids))])
         moving &= h.valid[m % h.size]
@@ -250,8 +260,12 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 return k + 1
         return lo
 
-    def _returned(self, b: int, cushion: str, t_touch: float) -> None:
-        """Ball b touched a cushion at t_touch: did it come back into a ball it had just met (`returns`)?"""
+    def _returned(self, b: int, cushion: str, t_touch: float, final: bool = False) -> None:
+        """Ball b touched a cushion at t_touch: did it come back into a ball it had just met (`returns`)? Read on the
+        full look-ahead past the touch: one found early (`EarlyLook`) is read again when those frames are in."""
+        if not final and self.hist.counter_at(t_touch) + 1 + self.D > self.hist.newest:
+            self.early.due.append((b, cushion, t_touch))
+            return
         for (x, y), t1 in list(self.last_pair.items()):
             a = y if x == b else x if y == b else None
             if a is None or not 0.0 <= t_touch - t1 <= 2.0 / self.fps or (b, a, t_touch) in self.returned:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from rules.events import Event, EventType
+from vision.events.early import EarlyLook
 from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import Motion, MotionTracker, Onset, Stop
@@ -40,6 +41,7 @@ class OutputLogic:
     struck: str | None  # the ball of the last shot_start emitted
     now: float
     out: list[Event]
+    early: EarlyLook
     weak: dict[tuple[int, Any], Event]
     shot_t0: float
     first_hit_t: float
@@ -321,11 +323,13 @@ class OutputLogic:
 
     def _release(self, final: bool) -> list[Event]:
         mark = np.inf if final else self.now - self.s.emit_hold_s
+        bound = np.inf  # what is pending holds every event after it, those out early (`EarlyLook`) too
         if not final:
             # a stroke may be dated before its ball's onset, at the start of the touching ball it pushed
             # (and no later than its last sample at rest: a run read from a ball unseen as it left may be dated
             # before its start, and withdrawn with it if the start was no motion, `_void_excursion`)
-            pending = [min(self._pushed_first(o), self._last_rest_sample(o)) for o, _ in self.onsets]
+            pending = [min(self._pushed_first(o), rest) for o, _ in self.onsets
+                       if not self.early.set_moving(o.ball, (rest := self._last_rest_sample(o)), o.t + 1.0 / self.fps)]
             pending += [ev.t for ev, _, _, _ in self.pushes]
             # a potted ball's last crossing, read when the line test reaches its pot, falls within the piece it reads
             pending += [self.hist.time(max(n - 2 * self.lines.hw, self.hist.oldest)) for _, n, _ in self.lines.going]
@@ -335,7 +339,7 @@ class OutputLogic:
                                 if self.now - t < _HOME_WAIT_S and self.motion.status(b) is Motion.MOVING}
                 pending += [self._last_rest_sample(o) for o, _ in self.unhomed.values()]
             if pending:
-                mark = min(mark, min(pending) - 1e-6)
+                bound = min(pending) - 1e-6
         self._order_chain()
         self._order_clusters()
         if not final and not np.isfinite(self.first_hit_t):
@@ -350,9 +354,12 @@ class OutputLogic:
                 and self.now - e.t < _CLUSTER_WAIT_S
             ]
             if waiting:
-                mark = min(mark, min(waiting) - 1e-6)
-        ready = [e for e in self.out if e.t <= mark]
-        self.out = [e for e in self.out if e.t > mark]
+                bound = min(bound, min(waiting) - 1e-6)
+        mark, sure = min(mark, bound), min(self.now, bound) if not final else np.inf
+        ready = [e for e in self.out if e.t <= mark or (id(e) in self.early.sure and e.t <= sure)]
+        gone = {id(e) for e in ready}
+        self.out = [e for e in self.out if id(e) not in gone]
+        self.early.forget(self.out)
         struck = {e.ball for e in ready if e.type is EventType.SHOT_START} | {self.struck}
 
         def key(e: Event) -> tuple[float, int, int, float]:
