@@ -17,6 +17,7 @@ from rules.events import Event, EventType
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
 from vision.events.cushions import Boundary, Touch, touch_candidates, under_cover, verify_touches
 from vision.events.history import History
+from vision.events.lines import Crossing, LineWatcher
 from vision.events.motion import MotionTracker
 from vision.events.settings import EventSettings
 
@@ -36,6 +37,7 @@ class _Detector(Protocol):
     table: Any
     kinks: dict[int, list[float]]
     out: list[Event]
+    lines: LineWatcher
     onsets: list[Any]
     ids: tuple[str, ...]
     analysed: int
@@ -46,6 +48,8 @@ class _Detector(Protocol):
     def _contact(self, c: Contact) -> bool: ...
 
     def _touch(self, tc: Touch) -> None: ...
+
+    def lines_out(self, crossings: list[Crossing]) -> None: ...
 
 
 class EarlyLook:
@@ -101,6 +105,17 @@ class EarlyLook:
                     if self.reported((ball, tc.cushion), tc.t, 1.0 / det.fps):
                         continue
                     self._mark(det, (ball, tc.cushion), tc.t, lambda tc=tc: det._touch(tc))
+        self._crossings(det, n)
+
+    def _crossings(self, det: _Detector, n: int) -> None:
+        """Line crossings beyond doubt on the newest samples (`LineWatcher.sure_crossings`)."""
+        h, t_n = det.hist, det.hist.time(n)
+        balls = [b for b in range(len(det.ids)) if h.valid[n % h.size, b] and det.motion.moving_at(b, t_n)
+                 and _clear(h, (b,), n - FAR_SAMPLES, n)]
+        for cr in det.lines.sure_crossings(h, n, balls, det.kinks):
+            k0 = len(det.out)
+            det.lines_out([cr])
+            self.sure.update((id(e), e) for e in det.out[k0:] if e.type is EventType.LINE_CROSS)
 
     def _mark(self, det: _Detector, key: tuple[int, Any], t: float, report: Any) -> bool:
         k0 = len(det.out)

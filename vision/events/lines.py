@@ -33,6 +33,7 @@ from vision.events.settings import MAX_SPEED_MM_S, EventSettings, is_jump, noise
 from vision.types import BallState
 
 _UNKNOWN = 2
+SURE_SAMPLES = 2  # a crossing out early: this many samples past the line (`sure_crossings`)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class LineWatcher:
         # offset of the rest centre from each line when the ball last left rest; NaN once it has crossed
         self.start_off = np.full((n_balls, len(self.lines)), np.nan)
         self.hw = half_window
+        self.early_until: dict[tuple[int, int], int] = {}  # (ball, line): a crossing out early, the window it spans
         # the long axis (y = 0) for the lag (1.7.2(1)): no events, the balls that crossed it in the shot
         self.axis_side = np.zeros(n_balls, dtype=np.int8)
         self.crossed_axis: set[int] = set()
@@ -149,8 +151,8 @@ class LineWatcher:
             x_far = float(fit.at(t[-1])[0]) if raw is None else raw
             for i, (line, x_line) in enumerate(self.lines):
                 off = x_hat - x_line
-                if abs(off) <= self.s.line_hysteresis_mm:
-                    continue
+                if abs(off) <= self.s.line_hysteresis_mm or self.early_until.get((int(b), i), -1) >= m:
+                    continue  # (a crossing out early: its window still holds samples from before it)
                 new, old = int(np.sign(off)), int(self.side[b, i])
                 if new == old:
                     continue
@@ -177,6 +179,50 @@ class LineWatcher:
                     extra = {"margin_mm": round(beyond, 2), "review": True}
                 out.append(Crossing(int(b), line, _to(new), t_x, conf, extra))
         return out + self.drain(hist, m)
+
+    def sure_crossings(
+        self, hist: History, n: int, balls: list[int], kinks: dict[int, list[float]]
+    ) -> list[Crossing]:
+        """Crossings beyond doubt on the newest samples, before the smoothed reading reaches them: the ball's last
+        `SURE_SAMPLES` samples (the newest frame's among them) all over the line on its new side by the hysteresis
+        and twice their noise, the newest by the review band too (as the smoothed reading asks of its far end); one
+        before them (over
+        twice the half window) on its old side beyond the hysteresis; no kink of it over the window; no pocket
+        within reach (the centre line runs through the middle mouths); and it did not rest within the band of the
+        line (note 3). The smoothed reading leaves that line alone for the ball until its window has passed the
+        crossing (`early_until`)."""
+        out: list[Crossing] = []
+        clear = self.s.line_hysteresis_mm + self.s.review_band_mm
+        reach = 4.0 * self.table.ball_radius
+        for b in balls:
+            t, xy = hist.track(b, n - 2 * self.hw - SURE_SAMPLES, n)
+            if len(t) <= SURE_SAMPLES or abs(t[-1] - hist.time(n)) > 1e-9 or any(g[0] == b for g in self.going):
+                continue
+            if any(hist.time(n - 2 * self.hw) <= k for k in kinks.get(b, [])):
+                continue
+            mouths = [np.asarray(pk.mouth_centre) for pk in self.table.pockets.values()]
+            if min(float(np.hypot(*(xy[-1] - q))) for q in mouths) < reach:
+                continue
+            hyst = self.s.line_hysteresis_mm  # of a smoothed centre: these are single samples, with their noise
+            sigma = noise_model(self.s)(float(np.hypot(*(xy[-1] - xy[-2]))) / max(float(t[-1] - t[-2]), 1e-9))
+            for i, (line, x_line) in enumerate(self.lines):
+                old, off = int(self.side[b, i]), xy[:, 0] - x_line
+                start = float(self.start_off[b, i])
+                if old not in (-1, 1) or abs(start) <= self.s.review_band_mm:
+                    continue
+                before, last = off[:-SURE_SAMPLES], off[-SURE_SAMPLES:]
+                if not (np.any(before * old > hyst) and np.all(last * -old > hyst + 2 * sigma)
+                        and last[-1] * -old > clear + 2 * sigma):
+                    continue
+                t_x, step = self._root(hist, b, x_line, n - 2 * self.hw - SURE_SAMPLES, n, -old)
+                if step is None or self._jump(hist, b, *step):
+                    continue
+                self.side[b, i] = -old
+                self.start_off[b, i] = np.nan
+                self.early_until[(b, i)] = n + self.hw
+                out.append(Crossing(b, line, _to(-old), t_x, 1.0, {}))
+        self.early_until = {k: v for k, v in self.early_until.items() if v >= n - 4 * self.hw}
+        return out
 
     def _idle(self, hist: History, m: int, t_m: float, balls: np.ndarray) -> np.ndarray:
         """Per moving ball (without kinks near m): is its line fit over m - hw .. m + hw at t_m certain to
