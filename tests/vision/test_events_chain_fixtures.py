@@ -55,6 +55,16 @@ def test_a_contact_found_again_after_a_later_one_of_the_same_pair_is_reported_on
     assert len(pairs) == 2
 
 
+def test_a_contact_out_early_leaves_what_follows_from_it_to_the_full_reading() -> None:
+    # the same recording: 2-12 read sure on three samples past it came out early with its follow-on readings made
+    # then, on those samples: 12 driven into the left_front nose was read, its touch of the front nose was not (on
+    # five samples both are); an independent review (session 37)
+    states = recorded_states(DATA / "pair_contact_found_again_out_of_order_30fps.npz")
+    events = detect_events(Table.load(), 30.0, states, event_settings())
+    touches = {(e.ball, e.cushion) for e in events if e.type is EventType.CUSHION and abs(e.t - 137.2) < 0.05}
+    assert {("12", "left_front"), ("12", "front")} <= touches
+
+
 def test_a_stroke_beside_a_ball_read_out_and_back_is_a_stroke() -> None:
     # seed-127 frame_free 9.6-12.0 s: C, touching 6, is struck away from it at 2 m/s (truth: a shot of C at
     # 11.034 s); 5, touching 15 beside them, is read 17 mm off and back in two frames as C leaves. 5's "start"

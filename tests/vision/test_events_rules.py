@@ -11,6 +11,7 @@ from bench.events_tracks import NoiseModel, noisy_states
 from calibration.table import Table
 from rules.events import Direction, Event, EventType, Line
 from vision.events import EventDetector, EventSettings, detect_events
+from vision.pipeline import event_settings
 from vision.types import BallState
 
 TABLE = Table.load()
@@ -219,6 +220,21 @@ def test_clear_cushion_touches_leave_within_100_ms_at_30_fps(seed: int) -> None:
     for st in noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed)):
         late += [st.t - e.t for e in det.update(st) if e.type is EventType.CUSHION and e.confidence >= 0.5]
     assert len(late) >= 2 and max(late) <= 0.1 + 1e-9, late
+
+
+def test_an_early_touch_leaves_the_full_reading_of_the_frames_before_it_as_it_was() -> None:
+    # an independent review (session 37): 12 rests 5 mm off the front and left cushions, C struck into it at 2.4 m/s
+    # at 30 fps. A touch of C read early registered its kink before the full reading reached the contact, and the
+    # contact's reading, across that kink, found none: a shot with no contact (a 1.20 foul)
+    R, half_length = TABLE.ball_radius, 1775.0
+    obj = np.array([-half_length + R + 5.0, TABLE.half_width - R - 4.5])
+    d = np.array([np.cos(np.radians(110.0)), np.sin(np.radians(110.0))])
+    sim = Sim(TABLE, fps=30.0).place("12", tuple(obj)).place("C", tuple(obj - d * (2 * R + 400.0)))
+    res = sim.stroke(0.3, "C", tuple(d * 2400.0)).run(2.0)
+    states = noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(0.5, 3.0, 0.0, 0))
+    events = detect_events(TABLE, 30.0, states, event_settings())
+    assert any(e.type is EventType.BALL_CONTACT and set(e.balls or ()) == {"C", "12"} and e.confidence >= 0.5
+               for e in events)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -133,9 +133,6 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             self.analysed += 1
             self._analyse(self.analysed, self.analysed + 1 + self.D)
         self.early.look(self, n)
-        due, self.early.due = self.early.due, []
-        for b, cushion, t_touch in due:
-            self._returned(b, cushion, t_touch)
         self._resolve_onsets(n, final=False)
         self._settle_moved(final=False)
         self._note4(final=False)
@@ -149,9 +146,6 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         while self.analysed < n - 1:
             self.analysed += 1
             self._analyse(self.analysed, n)
-        for b, cushion, t_touch in self.early.due:
-            self._returned(b, cushion, t_touch, final=True)
-        self.early.due = []
         self._resolve_onsets(n, final=True)
         self._settle_moved(final=True)
         self._note4(final=True)
@@ -171,7 +165,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         win = Window(h, self.motion, s, m, n_lo, n_hi, self.R, self.fps, self.kinks, self.table)
         for a, b in pair_candidates(h, self.motion, m, self.R, s):
             c = verify_in(win, a, b)
-            if c is not None and not self.early.reported((min(a, b), max(a, b)), c.t, 1.0 / self.fps):
+            if c is not None:
                 self._contact(c)
         for a, b in vanish_candidates(h, self.motion, m, self.R, s):
             c = verify_knocked(win, a, b)
@@ -179,8 +173,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 self._contact(c)
         for ball in touch_candidates(h, self.motion, self.bound, m, self.R, s):
             for tc in verify_touches(h, self.motion, self.bound, s, ball, m, n_lo, n_hi, self.R, self.fps):
-                if not self.early.reported((ball, tc.cushion), tc.t, 1.0 / self.fps):
-                    self._touch(under_cover(h, tc))
+                self._touch(under_cover(h, tc))
         t_m = h.time(m)
         moving = np.array([self.motion.moving_at(b, t_m) for b in range(len(self.ids))])
         moving &= h.valid[m % h.size]
@@ -202,6 +195,24 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             return False
         self.last_pair[key] = c.t
         self.pair_times[key] = [*recent, c.t]
+        ev = self._contact_event(c)
+        if not self.early.reported(key, c.t, 1.0 / self.fps):  # out early (`EarlyLook`): only its state is kept
+            self._emit(ev)
+            self._remember_weak(key, ev)
+        if c.confidence >= 0.5:
+            self.last_hit[[c.a, c.b]] = np.maximum(self.last_hit[[c.a, c.b]], c.t)
+            for x in (c.a, c.b):
+                self._kink(x, c.t)
+            if not c.knocked:  # a ball knocked from view shows no way it went: no cushion read from it
+                self._frozen_push(c)
+                self._nose_first(c)
+            for (x, name), t2 in list(self.last_touch.items()):  # a touch read before this contact
+                if x in (c.a, c.b):
+                    self._returned(x, name, t2)
+        return True
+
+    def _contact_event(self, c: Contact) -> Event:
+        """The ball_contact event of a contact reading."""
         # the striker first: the faster ball before the contact
         a, b = (c.a, c.b) if c.pieces[0].pre.speed >= c.pieces[1].pre.speed else (c.b, c.a)
         extra: dict[str, Any] = {}
@@ -219,22 +230,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             # both at rest, touching: an impulse passed on through touching balls (two at rest apart met
             # within the frame of a stroke: an ordinary hit)
             extra["cluster"] = True
-        ev = Event(
+        return Event(
             EventType.BALL_CONTACT, c.t, 0, float(round(c.confidence, 4)), balls=(self.ids[a], self.ids[b]), extra=extra
         )
-        self._emit(ev)
-        self._remember_weak(key, ev)
-        if c.confidence >= 0.5:
-            self.last_hit[[c.a, c.b]] = np.maximum(self.last_hit[[c.a, c.b]], c.t)
-            for x in (c.a, c.b):
-                self._kink(x, c.t)
-            if not c.knocked:  # a ball knocked from view shows no way it went: no cushion read from it
-                self._frozen_push(c)
-                self._nose_first(c)
-            for (x, name), t2 in list(self.last_touch.items()):  # a touch read before this contact
-                if x in (c.a, c.b):
-                    self._returned(x, name, t2)
-        return True
 
     def _nose_first(self, c: Contact) -> None:
         """A moving ball that hit one at rest, whose straight run could not reach it but met a nose first,
@@ -260,12 +258,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 return k + 1
         return lo
 
-    def _returned(self, b: int, cushion: str, t_touch: float, final: bool = False) -> None:
-        """Ball b touched a cushion at t_touch: did it come back into a ball it had just met (`returns`)? Read on the
-        full look-ahead past the touch: one found early (`EarlyLook`) is read again when those frames are in."""
-        if not final and self.hist.counter_at(t_touch) + 1 + self.D > self.hist.newest:
-            self.early.due.append((b, cushion, t_touch))
-            return
+    def _returned(self, b: int, cushion: str, t_touch: float) -> None:
+        """Ball b touched a cushion at t_touch: did it come back into a ball it had just met (`returns`)?"""
         for (x, y), t1 in list(self.last_pair.items()):
             a = y if x == b else x if y == b else None
             if a is None or not 0.0 <= t_touch - t1 <= 2.0 / self.fps or (b, a, t_touch) in self.returned:
@@ -346,6 +340,20 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         if tc.confidence >= 0.5:
             self._kink(tc.ball, tc.t)
             self._returned(tc.ball, tc.cushion, tc.t)
+        ev = self._touch_event(tc)
+        if not self.early.reported(key, tc.t, 1.0 / self.fps):
+            self._emit(ev)
+            self._remember_weak(key, ev)
+        if tc.jaw is not None and tc.confidence >= 0.5:
+            jaw_pts = self.table.pockets[tc.jaw]
+            p = tc.pieces.pre.at(tc.t)
+            jaw = min((jaw_pts.jaw_a, jaw_pts.jaw_b), key=lambda q: float(np.hypot(p[0] - q[0], p[1] - q[1])))
+            cr = self.lines.jaw_bounce(tc.ball, tc.jaw, float(jaw[0]), tc.t)
+            if cr is not None:
+                self.note4.append(cr)  # judged once the crossings around it are known
+
+    def _touch_event(self, tc: Touch) -> Event:
+        """The cushion event of a touch reading."""
         extra: dict[str, Any] = {}
         if tc.jaw is not None:
             extra["jaw"] = tc.jaw
@@ -357,7 +365,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             extra["stopped_at_nose"] = True
         if tc.why is not None:
             extra["why"] = tc.why
-        ev = Event(
+        return Event(
             EventType.CUSHION,
             tc.t,
             0,
@@ -366,15 +374,6 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             cushion=tc.cushion,
             extra=extra,
         )
-        self._emit(ev)
-        self._remember_weak(key, ev)
-        if tc.jaw is not None and tc.confidence >= 0.5:
-            jaw_pts = self.table.pockets[tc.jaw]
-            p = tc.pieces.pre.at(tc.t)
-            jaw = min((jaw_pts.jaw_a, jaw_pts.jaw_b), key=lambda q: float(np.hypot(p[0] - q[0], p[1] - q[1])))
-            cr = self.lines.jaw_bounce(tc.ball, tc.jaw, float(jaw[0]), tc.t)
-            if cr is not None:
-                self.note4.append(cr)  # judged once the crossings around it are known
 
     def _note4(self, final: bool) -> None:
         """Note 4: a far-jaw bounce counts as a crossing, unless the centre was seen to cross anyway."""

@@ -3,8 +3,10 @@
 The full reading of a counter waits `lookahead_s` (at least three frames) past it: at 30 fps an event comes out
 133 ms or more after it happened. The counters the full reading has not reached yet are looked at again with
 every new frame on the samples there are; a contact or touch read there beyond doubt (`sure`) is reported then
-and released without the release hold. Anything else waits for the full reading, which does not report an event
-already out again. What needs the look-ahead (a near miss, a thin cut, a touch within the review band) gets it.
+and released without the release hold. Only the event comes out: what follows from it (its kinks, a cushion its
+ball was driven into, a return off a cushion) is the full reading's, which runs as if nothing had come out early
+and does not report that event again. What needs the look-ahead (a near miss, a thin cut, a touch within the
+review band) gets it.
 """
 
 from __future__ import annotations
@@ -45,9 +47,14 @@ class _Detector(Protocol):
     W: int
     fps: float
 
-    def _contact(self, c: Contact) -> bool: ...
+    last_pair: dict[tuple[int, int], float]
+    last_touch: dict[tuple[int, str], float]
 
-    def _touch(self, tc: Touch) -> None: ...
+    def _contact_event(self, c: Contact) -> Event: ...
+
+    def _touch_event(self, tc: Touch) -> Event: ...
+
+    def _emit(self, ev: Event) -> None: ...
 
     def lines_out(self, crossings: list[Crossing]) -> None: ...
 
@@ -58,7 +65,6 @@ class EarlyLook:
     def __init__(self) -> None:
         self.seen: dict[tuple[int, Any], float] = {}
         self.struck: dict[int, float] = {}  # a ball at rest hit by a moving one, out early: when
-        self.due: list[tuple[int, str, float]] = []  # touches (ball, cushion, t) whose return is read later
         # the events out early, by id (released with no hold); held here so that no id is reused while listed
         self.sure: dict[int, Event] = {}
 
@@ -89,9 +95,9 @@ class EarlyLook:
                     continue
                 if n - h.counter_at(c.t) < FAR_SAMPLES or not _clear(h, (a, b), h.counter_at(c.t) - 2, n):
                     continue  # two samples past a kink make a line through noise: it may bend the other way
-                if self.reported(pair, c.t, 1.0 / det.fps):
+                if self.reported(pair, c.t, 1.0 / det.fps) or _near(det.last_pair.get(pair), c.t, s):
                     continue
-                if self._mark(det, pair, c.t, lambda c=c: det._contact(c)):
+                if self._mark(det, pair, det._contact_event(c)):
                     rest = [x for x, p in zip((c.a, c.b), c.pieces, strict=True) if p.at_rest_before]
                     if len(rest) == 1:
                         self.struck[rest[0]] = c.t
@@ -102,9 +108,10 @@ class EarlyLook:
                         continue
                     if n - h.counter_at(tc.t) < FAR_SAMPLES or not _clear(h, (ball,), h.counter_at(tc.t) - 2, n):
                         continue
-                    if self.reported((ball, tc.cushion), tc.t, 1.0 / det.fps):
+                    key = (ball, tc.cushion)
+                    if self.reported(key, tc.t, 1.0 / det.fps) or _near(det.last_touch.get(key), tc.t, s):
                         continue
-                    self._mark(det, (ball, tc.cushion), tc.t, lambda tc=tc: det._touch(tc))
+                    self._mark(det, key, det._touch_event(tc))
         self._crossings(det, n)
 
     def _crossings(self, det: _Detector, n: int) -> None:
@@ -117,12 +124,15 @@ class EarlyLook:
             det.lines_out([cr])
             self.sure.update((id(e), e) for e in det.out[k0:] if e.type is EventType.LINE_CROSS)
 
-    def _mark(self, det: _Detector, key: tuple[int, Any], t: float, report: Any) -> bool:
+    def _mark(self, det: _Detector, key: tuple[int, Any], ev: Event) -> bool:
+        """Put out an event read early, alone: what follows from it (kinks, a cushion it was driven into, a return)
+        is the full reading's, made when that reading reaches it as if nothing had come out early (an early kink
+        changed what the full reading found at earlier frames: an independent review lost a shot's only contact)."""
         k0 = len(det.out)
-        report()
-        new = [e for e in det.out[k0:] if e.type in (EventType.BALL_CONTACT, EventType.CUSHION) and abs(e.t - t) < 1e-9]
+        det._emit(ev)
+        new = det.out[k0:]
         if new:
-            self.seen[key] = t
+            self.seen[key] = ev.t
             self.sure.update((id(e), e) for e in new)
         return bool(new)
 
@@ -147,6 +157,10 @@ def _clear(h: History, balls: tuple[int, ...], lo: int, hi: int) -> bool:
     floor = np.minimum(CLEAR_CONF, ref)
     seen = h.valid[np.ix_(k, cols)]
     return bool(np.all((h.conf[np.ix_(k, cols)] >= floor) | ~seen))
+
+
+def _near(t_found: float | None, t: float, s: EventSettings) -> bool:
+    return t_found is not None and abs(t_found - t) < s.refractory_s
 
 
 def _sure(confidence: float, review: bool, margin_mm: float, s: EventSettings) -> bool:
