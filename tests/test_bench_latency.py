@@ -30,10 +30,9 @@ def test_release_latencies_are_stream_time_minus_event_time() -> None:
     assert [(e.type, e.t) for e in found] == [(e.type, e.t) for e in detect_events(TABLE, 60.0, states)]
     contacts = lat.released[EventType.BALL_CONTACT]
     assert contacts and all(0.0 < x <= 0.2 for x in contacts)
-    # an event is never released before samples past it show it: a sure crossing on two, a sure contact or touch on
-    # three (`vision.events.early`, out at once); the full reading waits 3 frames at 60 fps past the next frame
-    assert min(x for v in lat.released.values() for x in v) >= 1 / 60.0 - 1e-9
-    assert min(x for k, v in lat.released.items() if k is not EventType.LINE_CROSS for x in v) >= 2 / 60.0 - 1e-9
+    # an event is never released before the stream reached it plus the look-ahead (3 frames at 60 fps; the early
+    # reading, `vision.events.early`, is for frame rates where the full reading comes out after the release hold)
+    assert min(x for v in lat.released.values() for x in v) >= 3 / 60.0 - 1e-9
     assert sum(len(v) for v in lat.released.values()) + sum(lat.at_end.values()) == len(found)
 
 

@@ -61,7 +61,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.lines = LineWatcher(table, self.s, len(ids), self.D)
         self.phase = ShotPhase.IDLE
         self.analysed = -1  # last counter analysed for contacts / cushions / lines
-        self.early = EarlyLook()  # contacts and touches sure before the look-ahead, out at once
+        # events sure before the look-ahead, out at once, where the full reading comes out after the hold
+        self.early = EarlyLook((self.D + 1) / self.fps > self.s.emit_hold_s)
         self.onsets: list[tuple[Onset, int]] = []  # pending, with the counter at which they are ready
         self.pushes: list[tuple[Event, Onset, dict[str, Any], float]] = []  # shot_starts awaiting 1.19
         self.pack_hit: dict[int, tuple[float, np.ndarray]] = {}  # per ball: a pack solve proved it hit (when, its rest)

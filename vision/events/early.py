@@ -62,9 +62,13 @@ class _Detector(Protocol):
 class EarlyLook:
     """What the detector reported early: per pair or (ball, cushion) the time, and the events to release."""
 
-    def __init__(self) -> None:
+    def __init__(self, active: bool) -> None:
+        # worth its cost only where the full reading comes out later than the release hold (at 30 fps, 133 ms; at
+        # 60 fps the hold, 80 ms, is the later: events are out within 100 ms as they are)
+        self.active = active
         self.seen: dict[tuple[int, Any], float] = {}
         self.struck: dict[int, float] = {}  # a ball at rest hit by a moving one, out early: when
+        self.candidates: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}  # per counter: pairs, balls
         # the events out early, by id (released with no hold); held here so that no id is reused while listed
         self.sure: dict[int, Event] = {}
 
@@ -75,16 +79,22 @@ class EarlyLook:
     def look(self, det: _Detector, n: int) -> None:
         """Read the counters the full reading has not reached, with samples up to n."""
         h, s = det.hist, det.s
+        if not self.active:
+            return
         if det.onsets:
             # a start being judged may prove contacts the tracks alone do not show (a pack's, a cradle's): a ball's
             # line read before them runs through its turn (seed 269 frame_free: 4, turned by 15, read as hitting
             # 7, which 15 set moving from touching it)
             return
-        for m in range(det.analysed + 1, n):
+        self.candidates = {m: c for m, c in self.candidates.items() if m > det.analysed}
+        # a reading at m is dated no earlier than the frame before it: three samples past it need n >= m + 2
+        for m in range(det.analysed + 1, n - 1):
             if m - 1 - det.W < h.oldest:
                 continue
-            pairs = pair_candidates(h, det.motion, m, det.R, s)
-            balls = touch_candidates(h, det.motion, det.bound, m, det.R, s)
+            if m not in self.candidates:  # (the samples about m and the motion then do not change)
+                self.candidates[m] = (pair_candidates(h, det.motion, m, det.R, s),
+                                      touch_candidates(h, det.motion, det.bound, m, det.R, s))
+            pairs, balls = self.candidates[m]
             if not pairs and not balls:
                 continue
             win = Window(h, det.motion, s, m, m - 1 - det.W, n, det.R, det.fps, det.kinks, det.table)
@@ -117,8 +127,13 @@ class EarlyLook:
     def _crossings(self, det: _Detector, n: int) -> None:
         """Line crossings beyond doubt on the newest samples (`LineWatcher.sure_crossings`)."""
         h, t_n = det.hist, det.hist.time(n)
-        balls = [b for b in range(len(det.ids)) if h.valid[n % h.size, b] and det.motion.moving_at(b, t_n)
-                 and _clear(h, (b,), n - FAR_SAMPLES, n)]
+        # only a ball whose newest sample lies across a line from the side it is held on can have crossed it
+        x = h.xy[n % h.size, :, 0]
+        lines = np.array([x_line for _, x_line in det.lines.lines])
+        side = det.lines.side.astype(float)
+        across = np.any((np.abs(side) == 1) & (side * (x[:, None] - lines[None, :]) < 0), axis=1)
+        balls = [b for b in np.flatnonzero(across & h.valid[n % h.size]).tolist()
+                 if det.motion.moving_at(b, t_n) and _clear(h, (b,), n - FAR_SAMPLES, n)]
         for cr in det.lines.sure_crossings(h, n, balls, det.kinks):
             k0 = len(det.out)
             det.lines_out([cr])
