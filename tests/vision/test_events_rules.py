@@ -209,16 +209,23 @@ def test_events_leave_within_100_ms_of_stream_time() -> None:
     assert late and max(late) <= 0.1 + 1e-9, late
 
 
+def _released_at_30_fps(start: tuple[float, float], velocity: tuple[float, float], seed: int,
+                        kind: EventType) -> tuple[SimResult, list[tuple[Event, float]]]:
+    """C struck from `start`, fed frame by frame at 30 fps: each event of `kind` and how long after it it came out."""
+    res = Sim(TABLE, fps=30.0).place("C", start).stroke(0.3, "C", velocity).run(3.0)
+    det = EventDetector(TABLE, 30.0)
+    out = []
+    for st in noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed)):
+        out += [(e, st.t - e.t) for e in det.update(st) if e.type is kind]
+    return res, out
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_clear_cushion_touches_leave_within_100_ms_at_30_fps(seed: int) -> None:
     # the full reading needs three frames past the frame after a touch (133 ms at 30 fps); a bounce read beyond
     # doubt on three samples past it is out then, with no release hold (`vision.events.early`)
-    sim = Sim(TABLE, fps=30.0).place("C", (-600.0, 100.0))
-    res = sim.stroke(0.3, "C", (1500.0, 900.0)).run(3.0)
-    det = EventDetector(TABLE, 30.0)
-    late = []
-    for st in noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed)):
-        late += [st.t - e.t for e in det.update(st) if e.type is EventType.CUSHION and e.confidence >= 0.5]
+    _, out = _released_at_30_fps((-600.0, 100.0), (1500.0, 900.0), seed, EventType.CUSHION)
+    late = [dt for e, dt in out if e.confidence >= 0.5]
     assert len(late) >= 2 and max(late) <= 0.1 + 1e-9, late
 
 
@@ -240,17 +247,12 @@ def test_an_early_touch_leaves_the_full_reading_of_the_frames_before_it_as_it_wa
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_clear_line_crossings_leave_within_100_ms_at_30_fps(seed: int) -> None:
     # the smoothed reading needs its half window past a crossing plus the look-ahead (147 ms median at 30 fps on
-    # the recorded sets); a ball three samples clear of the line, away from pockets and kinks, is out then (the
+    # the recorded sets); a ball two samples clear of the line, away from pockets and kinks, is out then (the
     # house line 0.4 s after the stroke: events within the 133 ms a stroke is judged in wait for its shot_start)
-    sim = Sim(TABLE, fps=30.0).place("C", (-1650.0, 100.0))
-    res = sim.stroke(0.3, "C", (1800.0, 150.0)).run(3.0)
-    det = EventDetector(TABLE, 30.0)
-    late = []
-    for st in noisy_states(res.t, res.pos, res.state, res.ids, NoiseModel(seed=seed)):
-        late += [(e.line, st.t - e.t) for e in det.update(st) if e.type is EventType.LINE_CROSS]
+    res, out = _released_at_30_fps((-1650.0, 100.0), (1800.0, 150.0), seed, EventType.LINE_CROSS)
     truth = [e.line for e in res.events if e.type is EventType.LINE_CROSS]
-    assert [x for x, _ in late] == truth and len(truth) >= 2
-    assert max(dt for _, dt in late) <= 0.1 + 1e-9, late
+    assert [e.line for e, _ in out] == truth and len(truth) >= 2
+    assert max(dt for _, dt in out) <= 0.1 + 1e-9, out
 
 
 @pytest.mark.parametrize("fps", [30.0, 50.0, 120.0])
