@@ -307,4 +307,5 @@ def test_a_pack_ball_that_stood_still_after_the_hit_and_left_later_was_not_sent_
     # with a ball at rest, hit by nothing else, was taken for the start's cause (0.9 s, 200 mm/s: nothing reported)
     events = _line_hit_then_six_moved(1.72 + late_s, v6, 0.0, 300.0, heading)
     late = [e for e in events if e.type in (EventType.SHOT_START, EventType.BALL_DISTURBED) and e.ball == "6"]
+    # (a disturbance is dated by its run's line read back to the rest: a slowing run's reads up to 0.08 s early)
     assert len(late) == 1 and abs(late[0].t - (1.72 + late_s)) < 0.1

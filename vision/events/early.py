@@ -1,12 +1,13 @@
-"""Contacts and cushion touches sure before the full look-ahead, out at once.
+"""Contacts, cushion touches and line crossings sure before the full look-ahead, out at once.
 
 The full reading of a counter waits `lookahead_s` (at least three frames) past it: at 30 fps an event comes out
 133 ms or more after it happened. The counters the full reading has not reached yet are looked at again with
 every new frame on the samples there are; a contact or touch read there beyond doubt (`sure`) is reported then
 and released without the release hold. Only the event comes out: what follows from it (its kinks, a cushion its
 ball was driven into, a return off a cushion) is the full reading's, which runs as if nothing had come out early
-and does not report that event again. What needs the look-ahead (a near miss, a thin cut, a touch within the
-review band) gets it.
+and does not report that event again. A crossing sure on the newest samples sets the ball's side of the line
+(`LineWatcher.sure_crossings`), which the smoothed reading then leaves alone. What needs the look-ahead (a near
+miss, a thin cut, a touch within the review band) gets it.
 """
 
 from __future__ import annotations
@@ -78,9 +79,9 @@ class EarlyLook:
 
     def look(self, det: _Detector, n: int) -> None:
         """Read the counters the full reading has not reached, with samples up to n."""
-        h, s = det.hist, det.s
         if not self.active:
             return
+        h, s = det.hist, det.s
         if det.onsets:
             # a start being judged may prove contacts the tracks alone do not show (a pack's, a cradle's): a ball's
             # line read before them runs through its turn (seed 269 frame_free: 4, turned by 15, read as hitting

@@ -92,6 +92,21 @@ def point_segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float
     return float(np.hypot(*(p - a - u * ab)))
 
 
+def ramp_scan(t: np.ndarray, d: np.ndarray, ts: np.ndarray, noise_mm: float) -> tuple[int, float, float] | None:
+    """Least squares of d(t) = v max(0, t - t_s) for every t_s of `ts`: the best index, v and its error."""
+    tau = np.clip(t[None, :] - ts[:, None], 0.0, None)  # (M, N)
+    sxx = (tau * tau).sum(axis=1)
+    ok = sxx > 1e-12
+    if not ok.any():
+        return None
+    sxy = tau @ d
+    v = sxy / np.where(ok, sxx, 1.0)
+    sse = np.where(ok, float(d @ d) - v * sxy, np.inf)
+    k = int(np.argmin(sse))
+    sigma = max(noise_mm, float(np.sqrt(max(float(sse[k]), 0.0) / max(len(t) - 2, 1))))
+    return k, float(v[k]), sigma / float(np.sqrt(sxx[k]))
+
+
 def run_from_rest(
     dt: np.ndarray, off: np.ndarray, noise_mm: Callable[[float], float], lag_s: float
 ) -> np.ndarray | None:
@@ -109,8 +124,5 @@ def run_from_rest(
     rms = float(np.sqrt(np.mean(np.sum((off - np.outer(dt, v)) ** 2, axis=1))))
     if speed <= 0.0 or rms > 2.0 * noise_mm(speed):
         return None
-    along = off @ (v / speed)
-    ramp = np.maximum(0.0, dt[None, :] - dt[:, None])  # one row per candidate t0
-    w = (ramp @ along) / np.maximum((ramp * ramp).sum(axis=1), 1e-12)
-    t0 = float(dt[int(np.argmin(((along[None, :] - w[:, None] * ramp) ** 2).sum(axis=1)))])
-    return v if t0 <= max(0.5 * float(dt[-1]), lag_s) else None
+    scan = ramp_scan(dt, off @ (v / speed), dt, noise_mm(speed))  # along the run, a start at each sample's dt
+    return v if scan is not None and float(dt[scan[0]]) <= max(0.5 * float(dt[-1]), lag_s) else None

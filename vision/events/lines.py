@@ -186,25 +186,25 @@ class LineWatcher:
         """Crossings beyond doubt on the newest samples, before the smoothed reading reaches them: the ball's last
         `SURE_SAMPLES` samples (the newest frame's among them) all over the line on its new side by the hysteresis
         and twice their noise, the newest by the review band too (as the smoothed reading asks of its far end); one
-        before them (over
-        twice the half window) on its old side beyond the hysteresis; no kink of it over the window; no pocket
-        within reach (the centre line runs through the middle mouths); and it did not rest within the band of the
-        line (note 3). The smoothed reading leaves that line alone for the ball until its window has passed the
-        crossing (`early_until`)."""
+        before them (over twice the half window) on its old side beyond the hysteresis; no kink of it over the
+        window; no pocket within reach (the centre line runs through the middle mouths); and it did not rest within
+        the band of the line (note 3). The smoothed reading leaves that line alone for the ball until its window has
+        passed the crossing (`early_until`)."""
         out: list[Crossing] = []
-        clear = self.s.line_hysteresis_mm + self.s.review_band_mm
+        hyst = self.s.line_hysteresis_mm  # of a smoothed centre: these are single samples, with their noise
+        clear = hyst + self.s.review_band_mm
         reach = 4.0 * self.table.ball_radius
+        mouths = np.array([pk.mouth_centre for pk in self.table.pockets.values()], dtype=float)
+        noise = noise_model(self.s)
         for b in balls:
             t, xy = hist.track(b, n - 2 * self.hw - SURE_SAMPLES, n)
             if len(t) <= SURE_SAMPLES or abs(t[-1] - hist.time(n)) > 1e-9 or any(g[0] == b for g in self.going):
                 continue
             if any(hist.time(n - 2 * self.hw) <= k for k in kinks.get(b, [])):
                 continue
-            mouths = [np.asarray(pk.mouth_centre) for pk in self.table.pockets.values()]
-            if min(float(np.hypot(*(xy[-1] - q))) for q in mouths) < reach:
+            if float(np.min(np.hypot(*(mouths - xy[-1]).T))) < reach:
                 continue
-            hyst = self.s.line_hysteresis_mm  # of a smoothed centre: these are single samples, with their noise
-            sigma = noise_model(self.s)(float(np.hypot(*(xy[-1] - xy[-2]))) / max(float(t[-1] - t[-2]), 1e-9))
+            sigma = noise(float(np.hypot(*(xy[-1] - xy[-2]))) / max(float(t[-1] - t[-2]), 1e-9))
             for i, (line, x_line) in enumerate(self.lines):
                 old, off = int(self.side[b, i]), xy[:, 0] - x_line
                 start = float(self.start_off[b, i])

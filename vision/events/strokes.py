@@ -10,7 +10,7 @@ import numpy as np
 
 from rules.events import Event, EventType
 from vision.events.core import DetectorCore
-from vision.events.fit import fit_line
+from vision.events.fit import fit_line, ramp_scan
 from vision.events.history import History
 from vision.events.lines import LineWatcher
 from vision.events.motion import Onset
@@ -51,21 +51,6 @@ class RunFit:
     span_s: float  # from t_s to the last sample fitted
 
 
-def _line_scan(t: np.ndarray, d: np.ndarray, ts: np.ndarray, noise_mm: float) -> tuple[int, float, float] | None:
-    """Least squares of d(t) = v max(0, t - t_s) for every t_s of `ts`: the best index, v and its error."""
-    tau = np.clip(t[None, :] - ts[:, None], 0.0, None)  # (M, N)
-    sxx = (tau * tau).sum(axis=1)
-    ok = sxx > 1e-12
-    if not ok.any():
-        return None
-    sxy = tau @ d
-    v = sxy / np.where(ok, sxx, 1.0)
-    sse = np.where(ok, float(d @ d) - v * sxy, np.inf)
-    k = int(np.argmin(sse))
-    sigma = max(noise_mm, float(np.sqrt(max(float(sse[k]), 0.0) / max(len(t) - 2, 1))))
-    return k, float(v[k]), sigma / float(np.sqrt(sxx[k]))
-
-
 def run_fit(t: np.ndarray, xy: np.ndarray, anchor: np.ndarray, t_lo: float, t_hi: float, noise_mm: float,
             dt: float) -> RunFit | None:
     """Fit a start's run to samples around it (the rest samples before it included), the start time scanned
@@ -77,7 +62,7 @@ def run_fit(t: np.ndarray, xy: np.ndarray, anchor: np.ndarray, t_lo: float, t_hi
         return None
     u = way / float(np.hypot(*way))
     d = (xy - anchor) @ u
-    scan = _line_scan(t, d, np.arange(t_lo, t_hi + dt / 8, dt / 4), noise_mm)
+    scan = ramp_scan(t, d, np.arange(t_lo, t_hi + dt / 8, dt / 4), noise_mm)
     if scan is None:
         return None
     k, v, sigma_v = scan
@@ -113,7 +98,7 @@ def crept(hist: History, o: Onset, s: EventSettings, fps: float, look: int) -> b
     if float(np.hypot(*way)) <= 0:
         return False
     d = (xy - o.anchor) @ (way / float(np.hypot(*way)))
-    ramp = _line_scan(t, d, t[:-1], s.noise_rest_mm)  # the ramp's start on a sample (its sse below)
+    ramp = ramp_scan(t, d, t[:-1], s.noise_rest_mm)  # the ramp's start on a sample (its sse below)
     if ramp is None:
         return False
     k, v, _ = ramp
