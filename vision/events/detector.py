@@ -28,6 +28,7 @@ from vision.events.noseturn import nose_before_contact
 from vision.events.output import OutputLogic
 from vision.events.pots import Gone, PotWatcher
 from vision.events.pushes import PushLogic
+from vision.events.readings import contact_event, touch_event
 from vision.events.returns import return_contact
 from vision.events.settings import EventSettings, frames
 from vision.events.shots import ShotPhase, rest_layout
@@ -133,8 +134,8 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         while self.analysed < n - self.D - 1:
             self.analysed += 1
             self._analyse(self.analysed, self.analysed + 1 + self.D)
-        self.early.look(self, n)
         self._resolve_onsets(n, final=False)
+        self.early.look(self, n)  # (after the starts judged now: a stroke judged holds nothing back)
         self._settle_moved(final=False)
         self._note4(final=False)
         self._finish_pushes(final=False)
@@ -156,6 +157,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         self.lines_out(self.lines.drain(self.hist))
         self._check_end(final=True)
         return self._release(final=True)
+
+    def _quiet_start(self, o: Onset, n: int) -> bool:
+        return self.early.quiet_start(self, o, n)
 
     # --- analysis of one counter -----------------------------------------------------------------
     def _analyse(self, m: int, n_hi: int) -> None:
@@ -196,7 +200,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             return False
         self.last_pair[key] = c.t
         self.pair_times[key] = [*recent, c.t]
-        ev = self._contact_event(c)
+        ev = contact_event(c, self.ids, self.R, self.s)
         if not self.early.reported(key, c.t, 1.0 / self.fps):  # out early (`EarlyLook`): only its state is kept
             self._emit(ev)
             self._remember_weak(key, ev)
@@ -211,29 +215,6 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
                 if x in (c.a, c.b):
                     self._returned(x, name, t2)
         return True
-
-    def _contact_event(self, c: Contact) -> Event:
-        """The ball_contact event of a contact reading."""
-        # the striker first: the faster ball before the contact
-        a, b = (c.a, c.b) if c.pieces[0].pre.speed >= c.pieces[1].pre.speed else (c.b, c.a)
-        extra: dict[str, Any] = {}
-        if c.review or abs(c.margin_mm) <= self.s.review_band_mm:
-            extra["margin_mm"] = round(c.margin_mm, 2)
-        if c.review:
-            extra["review"] = True
-        if c.rival:
-            extra["why"] = "another moving ball was as near when the resting ball started, as well aligned"
-            extra["rival"] = True  # 1.9: the doubt is which ball struck, not whether one did (rules.doubts)
-        pa, pb = c.pieces
-        if pa.at_rest_before and pb.at_rest_before and (
-            float(np.hypot(*(pa.pre.p0 - pb.pre.p0))) - 2 * self.R <= self.s.frozen_tol_mm
-        ):
-            # both at rest, touching: an impulse passed on through touching balls (two at rest apart met
-            # within the frame of a stroke: an ordinary hit)
-            extra["cluster"] = True
-        return Event(
-            EventType.BALL_CONTACT, c.t, 0, float(round(c.confidence, 4)), balls=(self.ids[a], self.ids[b]), extra=extra
-        )
 
     def _nose_first(self, c: Contact) -> None:
         """A moving ball that hit one at rest, whose straight run could not reach it but met a nose first,
@@ -341,7 +322,7 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         if tc.confidence >= 0.5:
             self._kink(tc.ball, tc.t)
             self._returned(tc.ball, tc.cushion, tc.t)
-        ev = self._touch_event(tc)
+        ev = touch_event(tc, self.ids, self.s)
         if not self.early.reported(key, tc.t, 1.0 / self.fps):
             self._emit(ev)
             self._remember_weak(key, ev)
@@ -352,29 +333,6 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             cr = self.lines.jaw_bounce(tc.ball, tc.jaw, float(jaw[0]), tc.t)
             if cr is not None:
                 self.note4.append(cr)  # judged once the crossings around it are known
-
-    def _touch_event(self, tc: Touch) -> Event:
-        """The cushion event of a touch reading."""
-        extra: dict[str, Any] = {}
-        if tc.jaw is not None:
-            extra["jaw"] = tc.jaw
-        if tc.review or abs(tc.margin_mm) <= self.s.review_band_mm:
-            extra["margin_mm"] = round(tc.margin_mm, 2)
-        if tc.review:
-            extra["review"] = True
-        if tc.stopped:
-            extra["stopped_at_nose"] = True
-        if tc.why is not None:
-            extra["why"] = tc.why
-        return Event(
-            EventType.CUSHION,
-            tc.t,
-            0,
-            float(round(tc.confidence, 4)),
-            ball=self.ids[tc.ball],
-            cushion=tc.cushion,
-            extra=extra,
-        )
 
     def _note4(self, final: bool) -> None:
         """Note 4: a far-jaw bounce counts as a crossing, unless the centre was seen to cross anyway."""
@@ -442,11 +400,13 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             if g.kind == "pot":
                 last = self.hist.counter_at(g.t)
                 self.lines.gone(g.ball, last, min(self.now, g.t + 1.0 / self.fps))
+                k0 = len(self.out)
                 self._emit(
                     Event(
                         EventType.POT, g.t, 0, g.confidence, ball=self.ids[g.ball], pocket=g.pocket, extra=dict(g.extra)
                     )
                 )
+                self.early.mark_pot(self.out[k0:])
             else:
                 self._emit(Event(EventType.OFF_TABLE, g.t, 0, g.confidence, ball=self.ids[g.ball], extra=dict(g.extra)))
 

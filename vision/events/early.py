@@ -18,11 +18,13 @@ import numpy as np
 
 from rules.events import Event, EventType
 from vision.events.contacts import Contact, Window, pair_candidates, verify_in
-from vision.events.cushions import Boundary, Touch, touch_candidates, under_cover, verify_touches
+from vision.events.cushions import Boundary, touch_candidates, under_cover, verify_touches
 from vision.events.history import History
 from vision.events.lines import Crossing, LineWatcher
-from vision.events.motion import MotionTracker
+from vision.events.motion import MotionTracker, Onset
+from vision.events.readings import contact_event, touch_event
 from vision.events.settings import EventSettings
+from vision.events.shots import ShotPhase
 
 SURE_CONF = 0.95  # an early reading at or above this confidence, with no doubt flagged on it, is out at once
 FAR_SAMPLES = 3  # ... read on at least this many samples after it (seed 269 frame_free: 4-7 sure on two, none on three)
@@ -42,6 +44,12 @@ class _Detector(Protocol):
     out: list[Event]
     lines: LineWatcher
     onsets: list[Any]
+    pushes: list[Any]
+    moved: list[Any]
+    unhomed: dict[int, Any]
+    phase: ShotPhase
+    first_hit_t: float  # the running shot's first contact of a moving ball (inf: none yet)
+    struck: str | None  # the ball of the last shot_start
     ids: tuple[str, ...]
     analysed: int
     R: float
@@ -51,13 +59,13 @@ class _Detector(Protocol):
     last_pair: dict[tuple[int, int], float]
     last_touch: dict[tuple[int, str], float]
 
-    def _contact_event(self, c: Contact) -> Event: ...
-
-    def _touch_event(self, tc: Touch) -> Event: ...
-
     def _emit(self, ev: Event) -> None: ...
 
     def lines_out(self, crossings: list[Crossing]) -> None: ...
+
+    def _moving(self) -> np.ndarray: ...
+
+    def _maybe_slow(self, o: Onset) -> bool: ...
 
 
 class EarlyLook:
@@ -82,12 +90,13 @@ class EarlyLook:
         if not self.active:
             return
         h, s = det.hist, det.s
-        if det.onsets:
-            # a start being judged may prove contacts the tracks alone do not show (a pack's, a cradle's): a ball's
-            # line read before them runs through its turn (seed 269 frame_free: 4, turned by 15, read as hitting
-            # 7, which 15 set moving from touching it)
-            return
+        # a start being judged may prove contacts the tracks alone do not show (a pack's, a cradle's): a ball's line
+        # read before them runs through its turn (seed 269 frame_free: 4, turned by 15, read as hitting 7, which 15
+        # set moving from touching it). Nothing is read early of a ball that came within reach of such a start's
+        # ball (`_related`); but the start of a ball at rest, struck by a contact read now, is that contact's.
+        pending = [o for o, _ in det.onsets]
         self.candidates = {m: c for m, c in self.candidates.items() if m > det.analysed}
+        extra = self._struck_at_once(det, n) if pending else {}
         # a reading at m is dated no earlier than the frame before it: three samples past it need n >= m + 2
         for m in range(det.analysed + 1, n - 1):
             if m - 1 - det.W < h.oldest:
@@ -96,6 +105,7 @@ class EarlyLook:
                 self.candidates[m] = (pair_candidates(h, det.motion, m, det.R, s),
                                       touch_candidates(h, det.motion, det.bound, m, det.R, s))
             pairs, balls = self.candidates[m]
+            pairs = pairs + [p for p in extra.get(m, []) if p not in pairs and p[::-1] not in pairs]
             if not pairs and not balls:
                 continue
             win = Window(h, det.motion, s, m, m - 1 - det.W, n, det.R, det.fps, det.kinks, det.table)
@@ -104,15 +114,19 @@ class EarlyLook:
                 pair = (min(a, b), max(a, b))
                 if c is None or not _sure(c.confidence, c.review, c.margin_mm, s) or c.rival or c.knocked:
                     continue
+                if pending and _held_by(det, c, pending, n):
+                    continue
                 if n - h.counter_at(c.t) < FAR_SAMPLES or not _clear(h, (a, b), h.counter_at(c.t) - 2, n):
                     continue  # two samples past a kink make a line through noise: it may bend the other way
                 if self.reported(pair, c.t, 1.0 / det.fps) or _near(det.last_pair.get(pair), c.t, s):
                     continue
-                if self._mark(det, pair, det._contact_event(c)):
+                if self._mark(det, pair, contact_event(c, det.ids, det.R, s)):
                     rest = [x for x, p in zip((c.a, c.b), c.pieces, strict=True) if p.at_rest_before]
                     if len(rest) == 1:
                         self.struck[rest[0]] = c.t
             for ball in balls:
+                if pending and any(_related(det, (ball,), o, n) for o in pending):
+                    continue
                 for tc in verify_touches(h, det.motion, det.bound, s, ball, m, m - 1 - det.W, n, det.R, det.fps):
                     tc = under_cover(h, tc)
                     if tc.stopped or not _sure(tc.confidence, tc.review, tc.margin_mm, s):
@@ -122,7 +136,7 @@ class EarlyLook:
                     key = (ball, tc.cushion)
                     if self.reported(key, tc.t, 1.0 / det.fps) or _near(det.last_touch.get(key), tc.t, s):
                         continue
-                    self._mark(det, key, det._touch_event(tc))
+                    self._mark(det, key, touch_event(tc, det.ids, s))
         self._crossings(det, n)
 
     def _crossings(self, det: _Detector, n: int) -> None:
@@ -134,7 +148,8 @@ class EarlyLook:
         side = det.lines.side.astype(float)
         across = np.any((np.abs(side) == 1) & (side * (x[:, None] - lines[None, :]) < 0), axis=1)
         balls = [b for b in np.flatnonzero(across & h.valid[n % h.size]).tolist()
-                 if det.motion.moving_at(b, t_n) and _clear(h, (b,), n - FAR_SAMPLES, n)]
+                 if det.motion.moving_at(b, t_n) and _clear(h, (b,), n - FAR_SAMPLES, n)
+                 and not any(_related(det, (b,), o, n) for o, _ in det.onsets)]
         for cr in det.lines.sure_crossings(h, n, balls, det.kinks):
             k0 = len(det.out)
             det.lines_out([cr])
@@ -152,6 +167,57 @@ class EarlyLook:
             self.sure.update((id(e), e) for e in new)
         return bool(new)
 
+    def quiet_start(self, det: _Detector, o: Onset, n: int) -> bool:
+        """May start o be judged now, before its look-ahead has passed? The look-ahead is there to rule a collision
+        out as its cause, which a quiet table settles sooner: no shot runs, nothing else moves, o's ball left clear
+        of every other ball (none within reach of its rest or of its samples so far: three, which the jump test
+        needs too), its launch read clear all through, nothing else pending or held back. A stroke then (or a
+        disturbance: a slower start is judged on its run, as before); its shot_start is out at once (`mark_stroke`)."""
+        h, s = det.hist, det.s
+        if not self.active or det.phase is ShotPhase.RUNNING or len(det.onsets) != 1 or n < o.n_first + 2:
+            return False
+        if det.out or det.pushes or det.moved or det.unhomed or det.lines.going:
+            return False
+        if not _clear(h, (o.ball,), o.n_first - 2, n):
+            return False
+        moving = det._moving()
+        moving[o.ball] = False
+        if moving.any():
+            return False
+        _, xy = h.track(o.ball, o.n_first, n)
+        rests = (a for x in range(len(det.ids)) if x != o.ball and (a := det.motion.anchor_at(x, o.t)) is not None)
+        return all(float(np.min(np.hypot(*(xy - a).T))) - 2.0 * det.R > s.contact_gate_mm for a in rests)
+
+    def mark_stroke(self, events: list[Event]) -> None:
+        """A stroke judged early (`quiet_start`): its shot_start is out at once."""
+        self.sure.update((id(e), e) for e in events if e.type is EventType.SHOT_START)
+
+    def mark_pot(self, events: list[Event]) -> None:
+        """A pot the tracker called (confidence 0.95 or more, not a hanging ball's drop, nothing for review) is out
+        at once: no reading of it waits for later frames."""
+        if self.active:
+            self.sure.update((id(e), e) for e in events if e.type is EventType.POT and e.confidence >= SURE_CONF
+                             and not any(k in e.extra for k in ("review", "hanging")))
+
+    def _struck_at_once(self, det: _Detector, n: int) -> dict[int, list[tuple[int, int]]]:
+        """Pairs to read early that the candidates miss: the shot's struck ball, running alone with nothing hit yet,
+        reached a ball at rest a frame or two after the stroke (the candidates need a ball moving two frames before:
+        the hit is read from the struck ball's start, judged after the look-ahead). Per counter about that ball's
+        start: (struck ball, ball it reached), where nothing else came within reach of the ball it reached."""
+        if len(det.onsets) != 1 or det.phase is not ShotPhase.RUNNING or np.isfinite(det.first_hit_t):
+            return {}
+        o = det.onsets[0][0]
+        moving = det._moving()
+        moving[o.ball] = False
+        movers = np.flatnonzero(moving).tolist()
+        if len(movers) != 1 or det.struck != det.ids[movers[0]]:
+            return {}
+        y = movers[0]
+        others = tuple(x for x in range(len(det.ids)) if x not in (o.ball, y))
+        if not _related(det, (y,), o, n) or _related(det, others, o, n):
+            return {}
+        return {m: [(y, o.ball)] for m in (o.n_first - 1, o.n_first)}
+
     def set_moving(self, ball: int, t_lo: float, t_hi: float) -> bool:
         """Did a contact out early, of a moving ball into this one at rest, set it moving between t_lo and t_hi
         (its last sample at rest and its first off it)? That start is no stroke to wait for."""
@@ -161,6 +227,36 @@ class EarlyLook:
         """Keep only the early events still held (released, withdrawn or re-dated ones go)."""
         ids = {id(e) for e in held}
         self.sure = {k: e for k, e in self.sure.items() if k in ids}
+
+
+def _related(det: _Detector, balls: tuple[int, ...], o: Onset, n: int) -> bool:
+    """Is one of the balls o's own, or did one come within reach of o's rest (two radii and the contact gate) from
+    the fit window before o's start on: a hit or push its judgement may prove?"""
+    if o.ball in balls:
+        return True
+    reach = 2.0 * det.R + det.s.contact_gate_mm
+    c0 = det.hist.counter_at(o.t) - det.W - 1
+    for x in balls:
+        _, xy = det.hist.track(x, c0, n)
+        if len(xy) and float(np.min(np.hypot(*(xy - o.anchor).T))) <= reach:
+            return True
+    return False
+
+
+def _held_by(det: _Detector, c: Contact, pending: list[Onset], n: int) -> bool:
+    """Does a start being judged hold contact c back? Not the start of c's ball at rest that c struck, dated within
+    a frame of c, nothing else within reach of it but c's striker; nor a start nothing of c came near."""
+    rest = [x for x, p in zip((c.a, c.b), c.pieces, strict=True) if p.at_rest_before]
+    frame = 1.0 / det.fps
+    for o in pending:
+        if len(rest) == 1 and o.ball == rest[0] and abs(o.t - c.t) <= frame:
+            others = tuple(x for x in range(len(det.ids)) if x not in (c.a, c.b))
+            if _related(det, others, o, n):
+                return True  # another ball near it may have set it moving, or be pushed on by it
+            continue
+        if _related(det, (c.a, c.b), o, n):
+            return True
+    return False
 
 
 def _clear(h: History, balls: tuple[int, ...], lo: int, hi: int) -> bool:

@@ -300,6 +300,18 @@ class LineWatcher:
         line test reaches n (`on_gone`, returned by `update` or `drain`)."""
         self.going.append((b, n, t_end))
 
+    def may_cross(self, hist: History, b: int, n: int) -> bool:
+        """May the reading of ball b, gone after counter n, still find a crossing? Not when its samples the line test
+        has yet to read (and some before), and the mouth it went into, lie on one side of each line, two radii clear
+        of it: its pot need not wait for that reading."""
+        _, xy = hist.track(b, n - 4 * self.hw, n)
+        if not len(xy):
+            return True
+        pk = min(self.table.pockets.values(), key=lambda q: float(np.hypot(*(xy[-1] - q.mouth_centre))))
+        xs = np.append(xy[:, 0], pk.mouth_centre[0])
+        clear = 2.0 * self.table.ball_radius
+        return any(not (np.all(xs - x_line > clear) or np.all(xs - x_line < -clear)) for _, x_line in self.lines)
+
     def drain(self, hist: History, m: int | None = None) -> list[Crossing]:
         """The `on_gone` readings of balls gone after counters up to m (all, when None)."""
         ready = [g for g in self.going if m is None or g[1] <= m]

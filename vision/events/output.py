@@ -22,6 +22,8 @@ from vision.events.wander import ran_into
 
 _TYPE_ORDER = {t: i for i, t in enumerate(EventType)}
 _CLUSTER_WAIT_S = 0.2
+_EDGES = (EventType.SHOT_START, EventType.SHOT_END)
+_START_SLACK_S = 0.1  # a crossing dated this little before its ball's start is dated at the start
 # the events whose balls' identity confidence is stamped apart (`_stamp_swap`); a shot_start has its own
 _SWAP_STAMPED = (EventType.BALL_CONTACT, EventType.CUSHION, EventType.LINE_CROSS, EventType.POT,
                  EventType.OFF_TABLE, EventType.BALL_DISTURBED)
@@ -51,6 +53,7 @@ class OutputLogic:
     lines: LineWatcher
     motion: MotionTracker
     last_seen: np.ndarray  # per ball: time of its last sample
+    started: np.ndarray  # per ball: its last start from rest
     crossed: list[Event]  # recent crossings by the centre
     voids: dict[int, tuple[float, float]]  # per ball: a span its track only wandered in (`_void_excursion`)
     void_homes: dict[int, np.ndarray]  # per ball with a void: the rest it stood on all along
@@ -332,7 +335,8 @@ class OutputLogic:
                        if not self.early.set_moving(o.ball, (rest := self._last_rest_sample(o)), o.t + 1.0 / self.fps)]
             pending += [ev.t for ev, _, _, _ in self.pushes]
             # a potted ball's last crossing, read when the line test reaches its pot, falls within the piece it reads
-            pending += [self.hist.time(max(n - 2 * self.lines.hw, self.hist.oldest)) for _, n, _ in self.lines.going]
+            pending += [self.hist.time(max(n - 2 * self.lines.hw, self.hist.oldest)) for b, n, _ in self.lines.going
+                        if self.lines.may_cross(self.hist, b, n)]
             pending += [st.since for st, _ in self.moved]  # found elsewhere after a jump: judged later
             if self.unhomed:  # jumped, not yet home: held while it may still come back (rare)
                 self.unhomed = {b: (o, t) for b, (o, t) in self.unhomed.items()
@@ -356,6 +360,10 @@ class OutputLogic:
             if waiting:
                 bound = min(bound, min(waiting) - 1e-6)
         mark, sure = min(mark, bound), min(self.now, bound) if not final else np.inf
+        # an event out early never passes a held shot boundary dated before it: the rules engine reads a shot's
+        # events between its shot_start and shot_end (within a shot it orders them by time)
+        edges = [e.t for e in self.out if e.type in _EDGES and id(e) not in self.early.sure and e.t > mark]
+        sure = min([sure, *(t - 1e-6 for t in edges)])
         ready = [e for e in self.out if e.t <= mark or (id(e) in self.early.sure and e.t <= sure)]
         gone = {id(e) for e in ready}
         self.out = [e for e in self.out if id(e) not in gone]
@@ -376,15 +384,18 @@ class OutputLogic:
         for cr in crossings:
             if self._voided_at(cr.ball, cr.t):
                 continue
+            # a ball that left its rest just behind the line crosses after it left: the smoothed line reads back
+            # across the rest and may date it earlier (and put it before the shot_start in the stream)
+            t = float(self.started[cr.ball]) if cr.t < self.started[cr.ball] < cr.t + _START_SLACK_S else cr.t
             if "note4" not in cr.extra:
                 self.crossed.append(
-                    Event(EventType.LINE_CROSS, cr.t, 0, ball=self.hist.ids[cr.ball], line=cr.line, to=cr.to)
+                    Event(EventType.LINE_CROSS, t, 0, ball=self.hist.ids[cr.ball], line=cr.line, to=cr.to)
                 )
                 self.crossed = self.crossed[-64:]
             self._emit(
                 Event(
                     EventType.LINE_CROSS,
-                    cr.t,
+                    t,
                     0,
                     float(round(cr.confidence, 4)),
                     ball=self.hist.ids[cr.ball],
@@ -395,7 +406,7 @@ class OutputLogic:
             )
 
     def _emit(self, ev: Event) -> None:
-        if self._voided(ev):
+        if self._voided(ev) or self._out_early(ev):
             return
         if ev.type is EventType.SHOT_START and "start_confidence" in ev.extra:
             ev = self._stamp_identity(ev)
@@ -406,6 +417,19 @@ class OutputLogic:
             self.struck = ev.ball
         self._note_emitted(ev)
         self.out.append(replace(ev, frame=self._frame_of(ev.t)))
+
+    def _out_early(self, ev: Event) -> bool:
+        """Is ev a contact or touch already out early (`EarlyLook`), read again (by the start logic's own reading of
+        a hit, say: a stun read as a kiss)? A return off a cushion into the ball just met is a second contact."""
+        ids, frame = self.hist.ids, 1.0 / self.fps
+        if ev.extra.get("returned"):
+            return False
+        if ev.type is EventType.BALL_CONTACT and len(ev.agents) == 2 and all(b in ids for b in ev.agents):
+            a, b = sorted(ids.index(x) for x in ev.agents)
+            return self.early.reported((a, b), ev.t, frame)
+        if ev.type is EventType.CUSHION and ev.ball in ids and ev.cushion is not None:
+            return self.early.reported((ids.index(ev.ball), ev.cushion), ev.t, frame)
+        return False
 
     def _stamp_identity(self, ev: Event) -> Event:
         """A shot_start says that a stroke happened (`start_confidence`) and which ball it struck

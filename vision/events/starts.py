@@ -17,13 +17,14 @@ from rules.events import Event, EventType
 from vision.events.causes import CauseLogic
 from vision.events.contacts import Contact
 from vision.events.disturb import covered_push, covered_wobble, impulse_or_push, launched_covered, left_covered
+from vision.events.early import EarlyLook
 from vision.events.fit import point_segment_distance
 from vision.events.homes import HomeLogic
 from vision.events.lines import LineWatcher
 from vision.events.motion import Motion, Onset, Stop, jumps_midway, track_jump
 from vision.events.pots import PotWatcher
 from vision.events.settings import MAX_SPEED_MM_S, frames
-from vision.events.shots import ShotPhase, choose_striker
+from vision.events.shots import ShotPhase, choose_striker, start_order
 from vision.events.strokes import KICK_POST_S, RunFit, crept, run_fit
 from vision.events.unseen import out_and_back, ran_off, runs_back, seen_leaving, unseen_jump
 
@@ -33,9 +34,6 @@ from vision.events.unseen import out_and_back, ran_off, runs_back, seen_leaving,
 SEEN_START_CONF = 0.95
 RUNS_BACK_CONF = 0.6  # unseen as it left, but found rolling straight away from its rest position
 UNSEEN_START_CONF = 0.3
-# starts dated this close are one tie (the same samples, told apart by float noise only): far below a frame
-_TIE_S = 1e-5
-
 
 class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table and contact state: see CauseLogic
     lines: LineWatcher
@@ -43,6 +41,8 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
     now: float
     phase: ShotPhase
     onsets: list[tuple[Onset, int]]
+    out: list[Event]
+    early: EarlyLook
     pushes: list[tuple[Event, Onset, dict[str, Any], float]]
     _jump_memo: dict[tuple[int, int], bool]
     stop_dir: dict[int, tuple[float, np.ndarray, float]]  # per ball: stop time, way, start of that run
@@ -81,6 +81,10 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         def _stroke(self, b: int, t: float, speed: float, anchors: dict[int, np.ndarray], existence: float,
                     extra: dict[str, Any]) -> Event: ...
 
+    def _quiet_start(self, o: Onset, n: int) -> bool:
+        """May o be judged before its look-ahead has passed (`EarlyLook.quiet_start`)?"""
+        raise NotImplementedError
+
     def _resolve_onsets(self, n: int, final: bool) -> None:
         if not final:
             self._kicks(n - frames(KICK_POST_S, self.fps, 3) - 1)
@@ -107,30 +111,38 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         self.onsets = [(o, due) for o, due in self.onsets if self.jumps.get(o.ball) != o.t]
         self._jump_memo = {k: v for k, v in self._jump_memo.items() if any(k == (o.ball, o.n_first)
                                                                            for o, _ in self.onsets)}
-        ready = [o for o, due in self.onsets if final or (due <= n and verdicts.get(id(o)) is not None)]
+        ready = [o for o, due in self.onsets if final or (verdicts.get(id(o)) is not None and (
+            due <= n or self._quiet_start(o, n)))]  # (a stroke on a quiet table needs no look-ahead)
         if not ready:
             return
+        dues = {id(o): due for o, due in self.onsets}
         waiting = [(o, due) for o, due in self.onsets if all(o is not r for r in ready)]
         # an onset touching a waiting one waits with it, so that a group is judged together
         held = [o for o in ready if any(self._together(o, w) for w, _ in waiting)]
-        ready = sorted((o for o in ready if o not in held), key=self._order)
+        order = {id(o): start_order(self.hist, self.motion, o, self.s.rest_radius_mm) for o in ready}
+        ready = sorted((o for o in ready if o not in held), key=lambda o: order[id(o)])
         done: set[int] = set()
         for o in ready:
             if id(o) in done | self.behind:
                 continue
             group = [g for g in ready if id(g) not in done | self.behind and self._together(o, g)]
             done.update(id(g) for g in group)
+            k0 = len(self.out)
             if not self._judge_group(group, n, final):
                 held.extend(group)
-            else:  # a start that moved nothing is no cause of another
-                judged = [g for g in group if id(g) not in self.wobbled]
-                self.judged[[g.ball for g in judged]] = [g.t for g in judged]
+                continue
+            if not final and dues[id(o)] > n:
+                self.early.mark_stroke(self.out[k0:])  # judged early: its shot_start is out at once
+            judged = [g for g in group if id(g) not in self.wobbled]  # a start that moved nothing is no cause
+            self.judged[[g.ball for g in judged]] = [g.t for g in judged]
         self.wobbled.clear()
         if self.behind:  # struck balls judged with the group they pushed (`_struck_behind`)
             for o, _ in self.onsets:
                 if id(o) in self.behind:
                     self.judged[o.ball] = o.t
-        self.onsets = [(o, due) for o, due in waiting + [(h, n + 1) for h in held] if id(o) not in self.behind]
+        # (one judged early and held waits for its look-ahead, as if it had not been judged)
+        held_due = [(h, max(n + 1, dues[id(h)])) for h in held]
+        self.onsets = [(o, due) for o, due in waiting + held_due if id(o) not in self.behind]
         self.behind.clear()
 
     def _reached(self, x: int, p: np.ndarray, o: Onset) -> bool:
@@ -155,24 +167,6 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
             if closing and float(gaps[k]) <= self.s.cause_gap_mm:
                 return True
         return False
-
-    def _order(self, o: Onset) -> tuple[int, float, float]:
-        """Time order; of starts dated to one time (to the microsecond: starts read off the same samples, told
-        apart only by float noise), the ball already farther off its rest (beyond its noise) at that time first,
-        then the one nearer a ball moving just before the tie (not the other start of the tie: at rest then). Which is
-        judged first decides which may explain the other, and the dates' last bits are float noise: seed-79
-        frame_free, C struck in the frame that 15 hit 6 in; on another CPU's BLAS 6 came first, explained by
-        nothing: a second shot."""
-        c = self.hist.counter_at(o.t)
-        _, xy = self.hist.track(o.ball, c, c)
-        ran = float(np.hypot(*(xy[0] - o.anchor))) if len(xy) else 0.0
-        ran = ran if ran > self.s.rest_radius_mm else 0.0  # within the rest noise: not off it
-        near = np.inf
-        for x in range(len(self.ids)):
-            _, p = self.hist.track(x, c, c)
-            if x != o.ball and len(p) and self.motion.anchor_at(x, o.t - _TIE_S) is None:
-                near = min(near, float(np.hypot(*(p[0] - o.anchor))))
-        return round(o.t * 1e6), -ran, near
 
     def _together(self, a: Onset, b: Onset) -> bool:
         if a is b:
