@@ -185,6 +185,7 @@ class EarlyLook:
         if moving.any():
             return False
         _, xy = h.track(o.ball, o.n_first, n)
+        xy = np.vstack([o.anchor[None, :], xy])  # from its rest on
         rests = (a for x in range(len(det.ids)) if x != o.ball and (a := det.motion.anchor_at(x, o.t)) is not None)
         return all(float(np.min(np.hypot(*(xy - a).T))) - 2.0 * det.R > s.contact_gate_mm for a in rests)
 
