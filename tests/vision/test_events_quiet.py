@@ -111,3 +111,22 @@ def test_early_judgement_changes_when_events_come_out_not_what_they_are(scenario
         for k, (e, _) in enumerate(early):
             later = [x for x, _ in early[k + 1:] if x.type in (EventType.SHOT_START, EventType.SHOT_END)]
             assert all(x.t >= e.t for x in later), (e, later)
+
+
+def test_a_start_with_a_ball_within_reach_of_its_rest_is_not_judged_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an independent review: C struck into 1 resting 0.3 mm away; 1 leaves, C hardly moves, and 1's start was judged
+    # alone on three samples (reach was measured from its samples after it left, not from its rest)
+    from vision.events.early import EarlyLook
+
+    asked: list[tuple[str, bool]] = []
+    quiet = EarlyLook.quiet_start
+
+    def spy(self: EarlyLook, det: EventDetector, o: object, n: int) -> bool:
+        got = quiet(self, det, o, n)  # type: ignore[arg-type]
+        asked.append((det.ids[o.ball], got))  # type: ignore[attr-defined]
+        return got
+
+    monkeypatch.setattr(EarlyLook, "quiet_start", spy)
+    res = _near_hit(0.3, 2000.0)
+    _stream(res, seed=1)
+    assert asked and not any(got for _, got in asked), asked
