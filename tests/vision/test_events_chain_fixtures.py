@@ -256,7 +256,8 @@ def test_a_pack_ball_the_tracker_saw_leave_late_was_hit_by_the_break_not_struck(
 def test_no_contact_is_read_early_through_a_turn_a_start_being_judged_proves() -> None:
     # seed 269 frame_free 83.2-84.8 s: C into 4, 4 into 15 (touching 7), 15 sets 7 moving; 4, turned by 15,
     # passes 13 mm from 7. Read before 15's start was judged, 4's line ran through its turn into 7: a sure 4-7 on
-    # three samples past it (`vision.events.early` reads nothing while a start is being judged)
+    # three samples past it (`vision.events.early` reads nothing early of a ball within reach of a start being
+    # judged)
     events = _contacts("turned_ball_passes_pack_ball_set_moving_seed269_30fps.npz", 30.0)
     pairs = [set(e.balls or ()) for e in events]
     assert {"4", "7"} not in pairs and {"15", "7"} in pairs

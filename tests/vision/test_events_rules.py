@@ -248,7 +248,7 @@ def test_an_early_touch_leaves_the_full_reading_of_the_frames_before_it_as_it_wa
 def test_clear_line_crossings_leave_within_100_ms_at_30_fps(seed: int) -> None:
     # the smoothed reading needs its half window past a crossing plus the look-ahead (147 ms median at 30 fps on
     # the recorded sets); a ball two samples clear of the line, away from pockets and kinks, is out then (the
-    # house line 0.4 s after the stroke: events within the 133 ms a stroke is judged in wait for its shot_start)
+    # house line 0.4 s after the stroke: events before the stroke's shot_start is out wait for it)
     res, out = _released_at_30_fps((-1650.0, 100.0), (1800.0, 150.0), seed, EventType.LINE_CROSS)
     truth = [e.line for e in res.events if e.type is EventType.LINE_CROSS]
     assert [e.line for e, _ in out] == truth and len(truth) >= 2

@@ -200,9 +200,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
             return False
         self.last_pair[key] = c.t
         self.pair_times[key] = [*recent, c.t]
-        ev = contact_event(c, self.ids, self.R, self.s)
-        if not self.early.reported(key, c.t, 1.0 / self.fps):  # out early (`EarlyLook`): only its state is kept
-            self._emit(ev)
+        k0 = len(self.out)
+        self._emit(ev := contact_event(c, self.ids, self.R, self.s))  # (not again if out early: only its state is kept)
+        if len(self.out) > k0:
             self._remember_weak(key, ev)
         if c.confidence >= 0.5:
             self.last_hit[[c.a, c.b]] = np.maximum(self.last_hit[[c.a, c.b]], c.t)
@@ -322,9 +322,9 @@ class EventDetector(StartLogic, OutputLogic, ClusterLogic, PushLogic, StrokeLogi
         if tc.confidence >= 0.5:
             self._kink(tc.ball, tc.t)
             self._returned(tc.ball, tc.cushion, tc.t)
-        ev = touch_event(tc, self.ids, self.s)
-        if not self.early.reported(key, tc.t, 1.0 / self.fps):
-            self._emit(ev)
+        k0 = len(self.out)
+        self._emit(ev := touch_event(tc, self.ids, self.s))
+        if len(self.out) > k0:
             self._remember_weak(key, ev)
         if tc.jaw is not None and tc.confidence >= 0.5:
             jaw_pts = self.table.pockets[tc.jaw]

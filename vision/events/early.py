@@ -180,9 +180,7 @@ class EarlyLook:
             return False
         if not _clear(h, (o.ball,), o.n_first - 2, n):
             return False
-        moving = det._moving()
-        moving[o.ball] = False
-        if moving.any():
+        if _moving_but(det, o.ball):
             return False
         _, xy = h.track(o.ball, o.n_first, n)
         xy = np.vstack([o.anchor[None, :], xy])  # from its rest on
@@ -208,9 +206,7 @@ class EarlyLook:
         if len(det.onsets) != 1 or det.phase is not ShotPhase.RUNNING or np.isfinite(det.first_hit_t):
             return {}
         o = det.onsets[0][0]
-        moving = det._moving()
-        moving[o.ball] = False
-        movers = np.flatnonzero(moving).tolist()
+        movers = _moving_but(det, o.ball)
         if len(movers) != 1 or det.struck != det.ids[movers[0]]:
             return {}
         y = movers[0]
@@ -228,6 +224,13 @@ class EarlyLook:
         """Keep only the early events still held (released, withdrawn or re-dated ones go)."""
         ids = {id(e) for e in held}
         self.sure = {k: e for k, e in self.sure.items() if k in ids}
+
+
+def _moving_but(det: _Detector, ball: int) -> list[int]:
+    """The balls moving now, but `ball`."""
+    moving = det._moving()
+    moving[ball] = False
+    return np.flatnonzero(moving).tolist()
 
 
 def _related(det: _Detector, balls: tuple[int, ...], o: Onset, n: int) -> bool:

@@ -119,8 +119,9 @@ class StartLogic(HomeLogic, CauseLogic):  # the settings, history, motion, table
         waiting = [(o, due) for o, due in self.onsets if all(o is not r for r in ready)]
         # an onset touching a waiting one waits with it, so that a group is judged together
         held = [o for o in ready if any(self._together(o, w) for w, _ in waiting)]
+        ready = [o for o in ready if o not in held]
         order = {id(o): start_order(self.hist, self.motion, o, self.s.rest_radius_mm) for o in ready}
-        ready = sorted((o for o in ready if o not in held), key=lambda o: order[id(o)])
+        ready.sort(key=lambda o: order[id(o)])
         done: set[int] = set()
         for o in ready:
             if id(o) in done | self.behind:
